@@ -1,0 +1,126 @@
+"""Validated BLEU options shared by the functional API and :class:`~torch_bleu.BLEUScore`.
+
+Every public entry point builds one :class:`BLEUConfig` from its keyword arguments, so a bad option is
+rejected with the same message wherever it is passed, before any statistic is touched.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Optional, Sequence, Tuple
+
+import torch
+
+SACREBLEU_SMOOTHING = ("none", "floor", "add-k", "exp")
+NLTK_SMOOTHING = tuple(f"method{i}" for i in range(8))
+CONVENTIONS = ("sacrebleu", "nltk")
+REF_LENGTH_RULES = ("closest", "shortest")
+
+#: Default ``smooth_value`` per smoothing method, as in sacrebleu (``floor``, ``add-k``) and nltk
+#: (``method1``'s epsilon, ``method4``'s k, ``method6``'s alpha).
+DEFAULT_SMOOTH_VALUES = {"floor": 0.1, "add-k": 1.0, "method1": 0.1, "method4": 5.0, "method6": 5.0, "method7": 5.0}
+
+
+@dataclass(frozen=True)
+class BLEUConfig:
+    """The options that define one flavour of BLEU.
+
+    Args:
+        max_order: highest n-gram order ``N`` (sacrebleu's ``max_ngram_order``).
+        weights: one non-negative weight per order; ``None`` means uniform ``1/N``. They need not sum to 1.
+        smoothing: ``"none"``, ``"floor"``, ``"add-k"``, ``"exp"`` (sacrebleu), or ``"method0"`` ...
+            ``"method7"`` (nltk's ``SmoothingFunction``).
+        smooth_value: the smoothing constant (floor value, k, epsilon or alpha); ``None`` takes the
+            library default.
+        effective_order: average only over the orders the hypothesis has n-grams for (sacrebleu).
+        ignore_ids: token ids (PAD, BOS, EOS, ...) dropped from every row before n-grams are formed.
+        ref_length: ``"closest"`` reference length (ties go to the shorter one) or ``"shortest"``.
+        convention: ``"sacrebleu"`` or ``"nltk"``; decides the per-sentence denominators and edge rules.
+
+    Example:
+        >>> BLEUConfig(max_order=2).weights
+        (0.5, 0.5)
+        >>> BLEUConfig(smoothing="floor").smooth_value
+        0.1
+        >>> BLEUConfig(max_order=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: max_order must be an integer >= 1, got 0
+    """
+
+    max_order: int = 4
+    weights: Optional[Sequence[float]] = None
+    smoothing: str = "none"
+    smooth_value: Optional[float] = None
+    effective_order: bool = False
+    ignore_ids: Sequence[int] = ()
+    ref_length: str = "closest"
+    convention: str = "sacrebleu"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.max_order, bool) or not isinstance(self.max_order, numbers.Integral) or self.max_order < 1:
+            raise ValueError(f"max_order must be an integer >= 1, got {self.max_order!r}")
+        object.__setattr__(self, "max_order", int(self.max_order))
+        object.__setattr__(self, "weights", _check_weights(self.weights, self.max_order))
+        _check_choice("convention", self.convention, CONVENTIONS)
+        _check_choice("ref_length", self.ref_length, REF_LENGTH_RULES)
+        _check_choice("smoothing", self.smoothing, SACREBLEU_SMOOTHING + NLTK_SMOOTHING)
+        object.__setattr__(self, "smooth_value", _check_smooth_value(self.smoothing, self.smooth_value))
+        if not isinstance(self.effective_order, bool):
+            raise TypeError(f"effective_order must be a bool, got {type(self.effective_order).__name__}")
+        object.__setattr__(self, "ignore_ids", _check_ignore_ids(self.ignore_ids))
+
+
+def _check_choice(name: str, value: object, choices: Tuple[str, ...]) -> None:
+    if value not in choices:
+        raise ValueError(f"unknown {name} {value!r}; expected one of {', '.join(map(repr, choices))}")
+
+
+def _check_weights(weights: Optional[Sequence[float]], max_order: int) -> Tuple[float, ...]:
+    if weights is None:
+        return (1.0 / max_order,) * max_order
+    if isinstance(weights, (str, bytes)) or not hasattr(weights, "__len__"):
+        raise TypeError(f"weights must be a sequence of {max_order} numbers, got {type(weights).__name__}")
+    if len(weights) != max_order:
+        raise ValueError(f"weights must have one entry per order: expected {max_order}, got {len(weights)}")
+    checked = []
+    for weight in weights:
+        if isinstance(weight, bool) or not isinstance(weight, numbers.Real):
+            raise TypeError(f"weights must be real numbers, got {weight!r}")
+        if not math.isfinite(weight) or weight < 0:
+            raise ValueError(f"weights must be finite and non-negative, got {weight!r}")
+        checked.append(float(weight))
+    if not any(checked):
+        raise ValueError("weights must not all be zero")
+    return tuple(checked)
+
+
+def _check_smooth_value(smoothing: str, smooth_value: Optional[float]) -> Optional[float]:
+    if smooth_value is None:
+        return DEFAULT_SMOOTH_VALUES.get(smoothing)
+    if isinstance(smooth_value, bool) or not isinstance(smooth_value, numbers.Real):
+        raise TypeError(f"smooth_value must be a real number, got {smooth_value!r}")
+    if not math.isfinite(smooth_value) or smooth_value < 0:
+        raise ValueError(f"smooth_value must be finite and non-negative, got {smooth_value!r}")
+    return float(smooth_value)
+
+
+def _check_ignore_ids(ignore_ids: Sequence[int]) -> Tuple[int, ...]:
+    if isinstance(ignore_ids, torch.Tensor):
+        if ignore_ids.is_floating_point() or ignore_ids.is_complex() or ignore_ids.dtype == torch.bool:
+            raise TypeError(f"ignore_ids must be integers, got a {ignore_ids.dtype} tensor")
+        ignore_ids = ignore_ids.reshape(-1).tolist()
+    if isinstance(ignore_ids, numbers.Integral) and not isinstance(ignore_ids, bool):
+        ignore_ids = (ignore_ids,)
+    if isinstance(ignore_ids, (str, bytes)) or not hasattr(ignore_ids, "__iter__"):
+        raise TypeError(f"ignore_ids must be a sequence of ints, got {type(ignore_ids).__name__}")
+    checked = []
+    for token_id in ignore_ids:
+        if isinstance(token_id, bool) or not isinstance(token_id, numbers.Integral):
+            raise TypeError(f"ignore_ids must contain ints only, got {token_id!r}")
+        if not -(2**63) <= token_id < 2**63:
+            raise ValueError(f"ignore_ids must fit in int64, got {token_id}")
+        checked.append(int(token_id))
+    return tuple(sorted(set(checked)))

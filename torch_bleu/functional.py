@@ -1,0 +1,81 @@
+"""Functional BLEU: corpus and per-sentence scores of padded token-id batches.
+
+Both functions take the options of :class:`~torch_bleu.config.BLEUConfig` as keyword arguments and
+return float64 tensors on the input's device, on the 0..1 scale.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from .config import BLEUConfig
+from .inputs import token_batch
+from .ngrams import SentenceStatistics, sentence_statistics
+from .score import bleu_from_statistics
+
+
+def batch_statistics(preds: Any, target: Any, config: BLEUConfig) -> SentenceStatistics:
+    """Validate a batch and count its per-sentence sufficient statistics (see :func:`sentence_statistics`).
+
+    Example:
+        >>> stats = batch_statistics(torch.tensor([[5, 6, 7, 0]]), torch.tensor([[5, 6, 8, 0]]),
+        ...                          BLEUConfig(ignore_ids=[0]))
+        >>> stats.matches.tolist(), stats.totals.tolist()
+        ([[2, 1, 0, 0]], [[3, 2, 1, 0]])
+    """
+    batch = token_batch(preds, target)
+    return sentence_statistics(
+        batch.preds,
+        batch.target,
+        max_order=config.max_order,
+        ignore_ids=config.ignore_ids,
+        ref_length=config.ref_length,
+        convention=config.convention,
+        ref_present=batch.ref_present,
+    )
+
+
+def corpus_bleu(preds: Any, target: Any, **options: Any) -> Tensor:
+    """Corpus BLEU of a batch: statistics are summed over sentences, then scored once.
+
+    Args:
+        preds: ``(B, Lp)`` integer hypothesis ids.
+        target: ``(B, Lt)`` (one reference each) or ``(B, R, Lt)`` integer reference ids.
+        **options: any :class:`~torch_bleu.config.BLEUConfig` field (``max_order``, ``weights``,
+            ``smoothing``, ``smooth_value``, ``effective_order``, ``ignore_ids``, ``ref_length``,
+            ``convention``).
+
+    Returns:
+        A 0-d float64 tensor in ``[0, 1]``.
+
+    Example:
+        >>> preds = torch.tensor([[1, 2, 3, 4, 5, 6, 0]])
+        >>> target = torch.tensor([[1, 2, 3, 4, 5, 7, 0]])
+        >>> round(corpus_bleu(preds, target, ignore_ids=[0]).item(), 4)
+        0.7598
+    """
+    config = BLEUConfig(**options)
+    stats = batch_statistics(preds, target, config)
+    return bleu_from_statistics(
+        stats.matches.sum(0), stats.totals.sum(0), stats.preds_len.sum(), stats.target_len.sum(), config
+    )
+
+
+def sentence_bleu(preds: Any, target: Any, **options: Any) -> Tensor:
+    """BLEU of every sentence of a batch on its own, computed in one batched pass.
+
+    Takes the same arguments as :func:`corpus_bleu` and returns a ``(B,)`` float64 tensor, e.g. a
+    reward per sampled sequence.
+
+    Example:
+        >>> preds = torch.tensor([[1, 2, 3, 4], [1, 2, 9, 9]])
+        >>> target = torch.tensor([[1, 2, 3, 4], [1, 2, 3, 4]])
+        >>> sentence_bleu(preds, target, smoothing="floor").tolist()
+        [1.0, 0.1699...]
+    """
+    config = BLEUConfig(**options)
+    stats = batch_statistics(preds, target, config)
+    return bleu_from_statistics(stats.matches, stats.totals, stats.preds_len, stats.target_len, config)
