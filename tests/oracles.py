@@ -1,0 +1,45 @@
+"""Reference implementations the tests compare against: sacrebleu run on ids joined as strings."""
+
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple
+
+import torch
+from sacrebleu.metrics import BLEU
+
+
+def strip_row(row: torch.Tensor, ignore_ids: Sequence[int]) -> List[int]:
+    """The seed's list filter: drop ignored ids wherever they are."""
+    return [token for token in row.tolist() if token not in ignore_ids]
+
+
+def sacrebleu_streams(
+    preds: torch.Tensor, target: torch.Tensor, ignore_ids: Sequence[int] = ()
+) -> Tuple[List[str], List[List[Optional[str]]]]:
+    """Hypothesis strings and sacrebleu reference streams for a padded batch.
+
+    A reference row with no token left is absent (``None`` for sacrebleu), unless every row of the
+    sentence is empty: then the sentence has one empty reference ``""``.
+    """
+    if target.dim() == 2:
+        target = target.unsqueeze(1)
+    hyps = [" ".join(map(str, strip_row(row, ignore_ids))) for row in preds]
+    streams: List[List[Optional[str]]] = [[] for _ in range(target.shape[1])]
+    for sentence in target:
+        rows = [strip_row(row, ignore_ids) for row in sentence]
+        all_empty = not any(rows)
+        for index, row in enumerate(rows):
+            present = bool(row) or (all_empty and index == 0)
+            streams[index].append(" ".join(map(str, row)) if present else None)
+    return hyps, streams
+
+
+def sacrebleu_corpus(preds, target, ignore_ids=(), **bleu_options):
+    """sacrebleu's corpus score object for a padded batch (``tokenize='none'``).
+
+    sacrebleu's ``BLEU()`` smooths with ``exp`` by default; ours (like nltk) does not, so the oracle
+    uses ``smooth_method='none'`` unless told otherwise.
+    """
+    hyps, streams = sacrebleu_streams(preds, target, ignore_ids)
+    bleu_options.setdefault("smooth_method", "none")
+    return BLEU(tokenize="none", **bleu_options).corpus_score(hyps, streams)
