@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
 from torch import Tensor
 from torchmetrics import Metric
 
-from .config import BLEUConfig
+from .config import BLEUConfig, require_corpus_smoothing
 from .functional import batch_statistics
+from .ngrams import SentenceStatistics
 from .score import bleu_from_statistics
 
 
@@ -33,7 +34,12 @@ class BLEUScore(Metric):
 
     States (int64, reduced with ``sum``): ``numerator`` and ``denominator`` ``(max_order,)``, the clipped
     matches and hypothesis n-grams per order; ``preds_len`` and ``target_len``, the total hypothesis
-    and effective reference lengths.
+    and effective reference lengths. Integer sums are exact and do not depend on how the corpus is split
+    into batches or ranks, so under DDP ``compute()`` gives every rank the single-process score.
+
+    As for every torchmetrics metric, the states are left out of ``state_dict()`` by default, so adding
+    the metric to a model does not change its checkpoints; call ``metric.persistent(True)`` to save an
+    evaluation in progress (``load_state_dict`` restores the states either way).
 
     Example:
         >>> PAD, BOS, EOS = 0, 1, 2
@@ -81,22 +87,145 @@ class BLEUScore(Metric):
             ref_length=ref_length,
             convention=convention,
         )
+        require_corpus_smoothing(self.config)
         self.add_state("numerator", torch.zeros(max_order, dtype=torch.int64), dist_reduce_fx="sum")
         self.add_state("denominator", torch.zeros(max_order, dtype=torch.int64), dist_reduce_fx="sum")
         self.add_state("preds_len", torch.zeros((), dtype=torch.int64), dist_reduce_fx="sum")
         self.add_state("target_len", torch.zeros((), dtype=torch.int64), dist_reduce_fx="sum")
 
-    def update(self, preds: Tensor, target: Tensor) -> None:
+    def update(self, preds: Tensor, target: Tensor, weight: Optional[Tensor] = None) -> None:
         """Add the statistics of a padded batch: ``preds`` ``(B, Lp)``, ``target`` ``(B, Lt)`` or ``(B, R, Lt)``.
 
+        ``weight`` is an optional ``(B,)`` bool or integer tensor on the batch's device saying how many
+        times each row counts: ``False`` (or 0) leaves a row out, e.g. a sample that ``DistributedSampler``
+        repeated to give every rank the same number of batches. Rows are multiplied by their weight, not
+        selected, so this stays free of host synchronization; the values are not inspected and must be
+        non-negative.
+
         Input is validated before any state changes, so a rejected batch leaves the metric as it was.
+
+        Example:
+            >>> metric = BLEUScore()
+            >>> batch = torch.tensor([[5, 6, 7, 8], [5, 6, 7, 8]])
+            >>> metric.update(batch, batch, weight=torch.tensor([True, False]))
+            >>> metric.preds_len.item(), metric.denominator.tolist()
+            (4, [4, 3, 2, 1])
         """
         stats = batch_statistics(preds, target, self.config)
+        if weight is not None:
+            stats = weighted_statistics(stats, weight)
         self.numerator += stats.matches.sum(0)
         self.denominator += stats.totals.sum(0)
         self.preds_len += stats.preds_len.sum()
         self.target_len += stats.target_len.sum()
 
+    def merge_state(self, incoming_state: Union[Dict[str, Any], Metric]) -> None:
+        """Add the statistics of another ``BLEUScore``, or a dict of its four states, to this one's.
+
+        The statistics must have been counted the same way: a ``BLEUScore`` with another ``max_order``,
+        ``ignore_ids``, ``ref_length`` or ``convention`` is rejected (scoring options such as
+        ``smoothing`` may differ), and so is a dict whose states are not integer tensors of the same shapes.
+
+        Example:
+            >>> first, second = BLEUScore(), BLEUScore(smoothing="exp")
+            >>> first.update(torch.tensor([[5, 6, 7]]), torch.tensor([[5, 6, 7]]))
+            >>> second.update(torch.tensor([[5, 6]]), torch.tensor([[5, 8]]))
+            >>> first.merge_state(second)
+            >>> first.numerator.tolist(), first.denominator.tolist()
+            ([4, 2, 1, 0], [5, 3, 1, 0])
+        """
+        if isinstance(incoming_state, BLEUScore):
+            theirs, ours = counting_options(incoming_state.config), counting_options(self.config)
+            if theirs != ours:
+                raise ValueError(f"cannot merge statistics counted with {theirs} into one counted with {ours}")
+        elif isinstance(incoming_state, dict):
+            missing = [name for name in self._defaults if name not in incoming_state]
+            if missing:
+                raise ValueError(f"the incoming state lacks {', '.join(missing)}")
+            self._check_states({name: incoming_state[name] for name in self._defaults})
+        super().merge_state(incoming_state)
+
+    def _load_from_state_dict(
+        self,
+        state_dict: Dict[str, Any],
+        prefix: str,
+        local_metadata: Dict[str, Any],
+        strict: bool,
+        missing_keys: List[str],
+        unexpected_keys: List[str],
+        error_msgs: List[str],
+    ) -> None:
+        """Load saved statistics as int64 copies on this metric's device, checked as in :meth:`merge_state`.
+
+        (torchmetrics would adopt the saved tensors themselves, so later updates would change the
+        caller's dict in place, and float states would end exactness silently.)
+        """
+        saved = {name: state_dict[prefix + name] for name in self._defaults if prefix + name in state_dict}
+        self._check_states(saved)
+        for name, value in saved.items():
+            state_dict[prefix + name] = value.to(device=self.device, dtype=torch.int64, copy=True)
+        super()._load_from_state_dict(
+            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+        )
+
+    def _check_states(self, states: Dict[str, Any]) -> None:
+        """Incoming states must be integer tensors shaped like this metric's own."""
+        for name, state in states.items():
+            own = getattr(self, name)
+            if not isinstance(state, Tensor) or not _is_integer(state):
+                found = state.dtype if isinstance(state, Tensor) else type(state).__name__
+                raise TypeError(f"state {name!r} must be an integer tensor to stay exact, got {found}")
+            if state.shape != own.shape:
+                raise ValueError(f"state {name!r} must have shape {tuple(own.shape)}, got {tuple(state.shape)}")
+
     def compute(self) -> Tensor:
         """Corpus BLEU in ``[0, 1]`` of everything seen so far (0-d float64)."""
         return bleu_from_statistics(self.numerator, self.denominator, self.preds_len, self.target_len, self.config)
+
+    def plot(self, val: Optional[Union[Tensor, Sequence[Tensor]]] = None, ax: Optional[Any] = None) -> Any:
+        """Plot ``compute()``, one value, or a sequence of values such as BLEU per epoch (needs matplotlib).
+
+        Returns torchmetrics' ``(figure, axes)`` pair; a sequence is drawn as a line over its steps.
+        """
+        return self._plot(val, ax)
+
+
+def _is_integer(tensor: Tensor) -> bool:
+    return not (tensor.is_floating_point() or tensor.is_complex() or tensor.dtype == torch.bool)
+
+
+def counting_options(config: BLEUConfig) -> Tuple[Any, ...]:
+    """The options that decide the statistics, as opposed to how they are scored.
+
+    Example:
+        >>> counting_options(BLEUConfig(smoothing="exp", ignore_ids=[0]))
+        (('max_order', 4), ('ignore_ids', (0,)), ('ref_length', 'closest'), ('convention', 'sacrebleu'))
+    """
+    return tuple((name, getattr(config, name)) for name in ("max_order", "ignore_ids", "ref_length", "convention"))
+
+
+def weighted_statistics(stats: SentenceStatistics, weight: object) -> SentenceStatistics:
+    """Multiply each sentence's statistics by its row weight, checked from shape and dtype only.
+
+    Example:
+        >>> stats = SentenceStatistics(torch.tensor([[2, 1], [3, 2]]), torch.tensor([[3, 2], [3, 2]]),
+        ...                            torch.tensor([3, 3]), torch.tensor([4, 3]))
+        >>> weighted_statistics(stats, torch.tensor([False, True])).matches.tolist()
+        [[0, 0], [3, 2]]
+    """
+    batch = stats.preds_len.shape[0]
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"weight must be a ({batch},) tensor of bools or integers, got {type(weight).__name__}")
+    if not _is_integer(weight) and weight.dtype != torch.bool:
+        raise TypeError(f"weight must hold bools or integers, as the statistics are exact integers; got {weight.dtype}")
+    if weight.shape != (batch,):
+        raise ValueError(f"weight must have shape ({batch},), one entry per row, got {tuple(weight.shape)}")
+    if weight.device != stats.preds_len.device:
+        raise ValueError(f"weight is on {weight.device} but the batch is on {stats.preds_len.device}")
+    rows = weight.long()
+    return SentenceStatistics(
+        stats.matches * rows.unsqueeze(-1),
+        stats.totals * rows.unsqueeze(-1),
+        stats.preds_len * rows,
+        stats.target_len * rows,
+    )

@@ -1,0 +1,321 @@
+"""The life of a ``BLEUScore``: checkpoints mid-evaluation, merging, reset, forward, collections,
+per-row weights, and integer states that stay exact past 2**31 and 2**53."""
+
+from __future__ import annotations
+
+import io
+from typing import Dict, List, Tuple
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from torchmetrics import MetricCollection
+
+from torch_bleu import BLEUScore, corpus_bleu
+
+sacrebleu = pytest.importorskip("sacrebleu")
+
+PAD = 0
+STATE_NAMES = ("numerator", "denominator", "preds_len", "target_len")
+Batch = Tuple[torch.Tensor, torch.Tensor]
+
+
+def random_batches(seed: int, count: int = 6, vocabulary: int = 6) -> List[Batch]:
+    """Right-padded batches of varying size and width, two references each, some rows empty."""
+    generator = torch.Generator().manual_seed(seed)
+    batches = []
+    for _ in range(count):
+        size = int(torch.randint(1, 6, (), generator=generator))
+        width = int(torch.randint(1, 12, (), generator=generator))
+        preds = torch.randint(1, vocabulary, (size, width), generator=generator)
+        target = torch.randint(1, vocabulary, (size, 2, width + 2), generator=generator)
+        preds_len = torch.randint(0, width + 1, (size, 1), generator=generator)
+        target_len = torch.randint(0, width + 3, (size, 2, 1), generator=generator)
+        preds = preds.masked_fill(torch.arange(width) >= preds_len, PAD)
+        target = target.masked_fill(torch.arange(width + 2) >= target_len, PAD)
+        batches.append((preds, target))
+    return batches
+
+
+def listed(states: Dict[str, torch.Tensor]) -> Dict[str, List[int]]:
+    return {name: states[name].reshape(-1).tolist() for name in STATE_NAMES}
+
+
+def states_of(metric: BLEUScore) -> Dict[str, List[int]]:
+    return listed(metric.metric_state)
+
+
+def evaluated(batches: List[Batch], **options) -> BLEUScore:
+    metric = BLEUScore(ignore_ids=[PAD], **options)
+    for preds, target in batches:
+        metric.update(preds, target)
+    return metric
+
+
+def state_dict_of(numerator, denominator, preds_len, target_len, dtype=torch.int64) -> Dict[str, torch.Tensor]:
+    states = zip(STATE_NAMES, (numerator, denominator, preds_len, target_len))
+    return {name: torch.tensor(value, dtype=dtype) for name, value in states}
+
+
+# --- checkpoints ---------------------------------------------------------------------------------
+
+
+def test_a_checkpoint_taken_mid_evaluation_resumes_to_the_same_score():
+    batches = random_batches(seed=1)
+    uninterrupted = evaluated(batches)
+
+    first_half = evaluated(batches[:3])
+    first_half.persistent(True)
+    buffer = io.BytesIO()
+    torch.save(first_half.state_dict(), buffer)
+    buffer.seek(0)
+
+    resumed = BLEUScore(ignore_ids=[PAD])
+    resumed.load_state_dict(torch.load(buffer))
+    assert states_of(resumed) == states_of(first_half)
+    for preds, target in batches[3:]:
+        resumed.update(preds, target)
+    assert states_of(resumed) == states_of(uninterrupted)
+    assert resumed.compute().item() == uninterrupted.compute().item()
+
+
+def test_states_stay_out_of_a_models_state_dict_unless_made_persistent():
+    model = torch.nn.ModuleDict({"bleu": evaluated(random_batches(seed=2))})
+    assert not any(key.startswith("bleu.") for key in model.state_dict())  # torchmetrics' default
+
+    model["bleu"].persistent(True)
+    saved = model.state_dict()
+    assert {key for key in saved if key.startswith("bleu.")} == {f"bleu.{name}" for name in STATE_NAMES}
+    assert all(saved[f"bleu.{name}"].dtype == torch.int64 for name in STATE_NAMES)
+
+    restored = torch.nn.ModuleDict({"bleu": BLEUScore(ignore_ids=[PAD])})  # not persistent: loads anyway
+    restored.load_state_dict(saved)
+    assert states_of(restored["bleu"]) == states_of(model["bleu"])
+
+
+def test_load_state_dict_copies_and_checks_the_saved_states():
+    saved = state_dict_of([4, 3, 2, 1], [5, 4, 3, 2], preds_len=5, target_len=6)
+    kept = {name: value.clone() for name, value in saved.items()}
+    metric = BLEUScore()
+    metric.load_state_dict(saved)
+    metric.update(torch.tensor([[5, 6]]), torch.tensor([[5, 6]]))
+    assert all(torch.equal(saved[name], kept[name]) for name in STATE_NAMES)  # the caller's dict is not updated
+    assert states_of(metric) == listed(state_dict_of([6, 4, 2, 1], [7, 5, 3, 2], 7, 8))
+
+    float_states = {**saved, "preds_len": torch.tensor(5.0)}
+    with pytest.raises(TypeError, match="preds_len"):
+        BLEUScore().load_state_dict(float_states)
+    with pytest.raises(ValueError, match="numerator"):
+        BLEUScore(max_order=2).load_state_dict(saved)
+
+
+# --- merge_state and reset -----------------------------------------------------------------------
+
+
+def test_merge_state_adds_another_metrics_statistics():
+    batches = random_batches(seed=3)
+    whole = evaluated(batches)
+    first, second = evaluated(batches[:2]), evaluated(batches[2:], smoothing="exp")  # scoring may differ
+    first.merge_state(second)
+    assert states_of(first) == states_of(whole)
+    assert first.compute().item() == whole.compute().item()
+
+    from_dict = evaluated(batches[:2])
+    from_dict.merge_state({name: getattr(second, name) for name in STATE_NAMES})
+    assert states_of(from_dict) == states_of(whole)
+
+
+@pytest.mark.parametrize(
+    "incoming, error",
+    [
+        (BLEUScore(ignore_ids=[PAD, 1]), ValueError),  # other ignore_ids: counted differently
+        (BLEUScore(ignore_ids=[PAD], max_order=2), ValueError),
+        (BLEUScore(ignore_ids=[PAD], convention="nltk"), ValueError),
+        (BLEUScore(ignore_ids=[PAD], ref_length="shortest"), ValueError),
+        ({"numerator": torch.zeros(4, dtype=torch.int64)}, ValueError),  # missing states
+        ({**state_dict_of([0] * 4, [0] * 4, 0, 0), "target_len": torch.tensor(1.5)}, TypeError),
+        ({**state_dict_of([0] * 4, [0] * 4, 0, 0), "target_len": [3]}, TypeError),
+        (state_dict_of(1, [0] * 4, 0, 0), ValueError),  # a 0-d numerator would broadcast
+    ],
+)
+def test_merge_state_rejects_statistics_counted_otherwise(incoming, error):
+    metric = evaluated(random_batches(seed=4, count=2))
+    before = states_of(metric)
+    with pytest.raises(error):
+        metric.merge_state(incoming)
+    assert states_of(metric) == before
+    assert all(getattr(metric, name).dtype == torch.int64 for name in STATE_NAMES)
+
+
+def test_merge_state_rejects_torchmetrics_own_bleu():
+    from torchmetrics.text import BLEUScore as TorchmetricsBLEU
+
+    with pytest.raises(ValueError):
+        BLEUScore().merge_state(TorchmetricsBLEU())
+
+
+def test_reset_starts_a_new_evaluation():
+    batches = random_batches(seed=5)
+    metric = evaluated(batches)
+    metric.compute()
+    metric.reset()
+    assert states_of(metric) == {"numerator": [0] * 4, "denominator": [0] * 4, "preds_len": [0], "target_len": [0]}
+    for preds, target in batches[2:]:
+        metric.update(preds, target)
+    fresh = evaluated(batches[2:])
+    assert states_of(metric) == states_of(fresh)
+    assert metric.compute().item() == fresh.compute().item()
+
+
+# --- forward and MetricCollection ----------------------------------------------------------------
+
+
+def test_forward_returns_the_batch_score_and_accumulates_the_corpus():
+    batches = random_batches(seed=6, vocabulary=4)
+    metric = BLEUScore(ignore_ids=[PAD], smoothing="floor")
+    for preds, target in batches:
+        batch_score = metric(preds, target)
+        assert batch_score.item() == corpus_bleu(preds, target, ignore_ids=[PAD], smoothing="floor").item()
+    assert states_of(metric) == states_of(evaluated(batches))
+    assert metric.compute().item() == evaluated(batches, smoothing="floor").compute().item()
+
+
+def test_forward_passes_the_row_weight_on():
+    preds, target = random_batches(seed=7, count=1, vocabulary=4)[0]
+    keep = torch.arange(preds.shape[0]) % 2 == 0
+    metric = BLEUScore(ignore_ids=[PAD], smoothing="floor")
+    batch_score = metric(preds, target, weight=keep)
+    kept = corpus_bleu(preds[keep], target[keep], ignore_ids=[PAD], smoothing="floor")
+    assert batch_score.item() == kept.item()
+    assert metric.compute().item() == kept.item()
+
+
+def test_metric_collection_updates_and_computes_every_variant():
+    batches = random_batches(seed=8, vocabulary=4)
+    variants = {
+        "bleu": {},
+        "bleu_exp": {"smoothing": "exp"},  # same statistics: may share a compute group
+        "bleu_effective": {"smoothing": "floor", "effective_order": True},
+        "bleu_2": {"max_order": 2},
+        "bleu_nltk": {"convention": "nltk", "smoothing": "method0"},
+    }
+    collection = MetricCollection({name: BLEUScore(ignore_ids=[PAD], **options) for name, options in variants.items()})
+    for index, (preds, target) in enumerate(batches):
+        if index % 2:
+            collection.update(preds, target)
+        else:
+            batch_scores = collection(preds, target)
+            for name, options in variants.items():
+                expected = corpus_bleu(preds, target, ignore_ids=[PAD], **options)
+                assert batch_scores[name].item() == pytest.approx(expected.item(), abs=1e-12)
+    results = collection.compute()
+    for name, options in variants.items():
+        assert results[name].item() == pytest.approx(evaluated(batches, **options).compute().item(), abs=1e-12)
+    collection.reset()
+    assert all(int(metric.preds_len) == 0 for metric in collection.values())
+
+
+def test_metric_collection_without_compute_groups_keeps_different_ignore_ids_apart():
+    # torchmetrics groups metrics whose states are equal after the first update; BLEUScores that
+    # count differently (here: ignore_ids) must then be kept apart with compute_groups=False.
+    clean = (torch.tensor([[5, 6, 7]]), torch.tensor([[5, 6, 7]]))
+    padded = (torch.tensor([[5, 6, 7, 0, 0]]), torch.tensor([[5, 6, 8, 0, 0]]))
+    collection = MetricCollection({"raw": BLEUScore(), "no_pad": BLEUScore(ignore_ids=[PAD])}, compute_groups=False)
+    collection.update(*clean)
+    collection.update(*padded)
+    assert int(collection["raw"].preds_len) == 8
+    assert int(collection["no_pad"].preds_len) == 6
+
+
+# --- per-row weights -----------------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**16), counts=st.lists(st.integers(0, 3), min_size=1, max_size=6))
+def test_a_row_weight_counts_the_row_that_many_times(seed, counts):
+    preds, target = random_batches(seed, count=1)[0]
+    counts = (counts * preds.shape[0])[: preds.shape[0]]
+    weight = torch.tensor(counts, dtype=torch.int32)
+    weighted = BLEUScore(ignore_ids=[PAD])
+    weighted.update(preds, target, weight=weight)
+    repeated = evaluated([(preds.repeat_interleave(weight, 0), target.repeat_interleave(weight, 0))])
+    assert states_of(weighted) == states_of(repeated)
+
+    mask = weight > 0
+    masked = BLEUScore(ignore_ids=[PAD])
+    masked.update(preds, target, weight=mask)
+    assert states_of(masked) == states_of(evaluated([(preds[mask], target[mask])]))
+
+
+@pytest.mark.parametrize(
+    "weight, error",
+    [
+        ([1, 0], TypeError),
+        (torch.tensor([1.0, 0.0]), TypeError),
+        (torch.tensor([1, 0, 1]), ValueError),
+        (torch.tensor([[1, 0]]), ValueError),
+        (torch.tensor(1), ValueError),
+        (torch.ones(2, dtype=torch.bool, device="meta"), ValueError),
+    ],
+)
+def test_a_bad_weight_is_rejected_and_leaves_the_state_untouched(weight, error):
+    metric = evaluated(random_batches(seed=9, count=2))
+    before = states_of(metric)
+    with pytest.raises(error):
+        metric.update(torch.tensor([[5, 6], [7, 8]]), torch.tensor([[5, 6], [7, 8]]), weight=weight)
+    assert states_of(metric) == before
+
+
+def test_weighted_update_runs_on_the_meta_device():
+    metric = BLEUScore(ignore_ids=[PAD]).to("meta")
+    preds = torch.empty(4, 9, dtype=torch.int64, device="meta")
+    target = torch.empty(4, 3, 11, dtype=torch.int64, device="meta")
+    metric.update(preds, target, weight=torch.empty(4, dtype=torch.bool, device="meta"))
+    assert metric.numerator.device.type == "meta" and metric.numerator.shape == (4,)
+
+
+# --- exactness at scale --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("base", [2**31 - 3, 2**53 - 3], ids=["2**31", "2**53"])
+def test_states_loaded_near_a_limit_stay_exact(base):
+    batches = random_batches(seed=10)
+    counted = evaluated(batches)
+    loaded = state_dict_of(
+        numerator=[base - 50 * order for order in range(4)],
+        denominator=[base + 1000 - 50 * order for order in range(4)],
+        preds_len=base + 7,
+        target_len=base + 2**20,  # longer references: the brevity penalty is in play
+    )
+    metric = BLEUScore(ignore_ids=[PAD])
+    metric.load_state_dict(loaded)
+    for preds, target in batches:
+        metric.update(preds, target)
+    for _ in range(3):  # and merge the same corpus in three more times
+        metric.merge_state(counted)
+
+    expected = listed({name: loaded[name] + 4 * getattr(counted, name) for name in STATE_NAMES})
+    assert states_of(metric) == expected
+    assert expected["preds_len"][0] > base and (base < 2**31 or expected["preds_len"][0] > 2**53)
+    reference = sacrebleu.BLEU.compute_bleu(
+        expected["numerator"], expected["denominator"], expected["preds_len"][0], expected["target_len"][0]
+    )
+    assert metric.compute().item() == pytest.approx(reference.score / 100, rel=1e-12)
+
+
+def test_torchmetrics_own_bleu_drifts_where_these_states_do_not():
+    """torchmetrics' BLEUScore keeps float32 states: 3 * 2**24 + 1 reads back as 3 * 2**24."""
+    from torchmetrics.text import BLEUScore as TorchmetricsBLEU
+
+    start = 3 * 2**24
+    theirs = TorchmetricsBLEU()
+    theirs.load_state_dict(state_dict_of([start] * 4, [start] * 4, start, start, dtype=torch.float32))
+    theirs.update(["7"], [["7"]])
+    assert theirs.preds_len.item() == start  # the one new token is lost
+
+    ours = BLEUScore()
+    ours.load_state_dict(state_dict_of([start] * 4, [start] * 4, start, start))
+    ours.update(torch.tensor([[7]]), torch.tensor([[7]]))
+    assert ours.preds_len.item() == start + 1
+    assert ours.numerator.tolist() == [start + 1, start, start, start]
