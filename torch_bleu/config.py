@@ -18,9 +18,25 @@ NLTK_SMOOTHING = tuple(f"method{i}" for i in range(8))
 CONVENTIONS = ("sacrebleu", "nltk")
 REF_LENGTH_RULES = ("closest", "shortest")
 
+#: Smoothing names each convention accepts (``"none"`` is nltk's ``method0`` under ``convention="nltk"``).
+SMOOTHING_BY_CONVENTION = {"sacrebleu": SACREBLEU_SMOOTHING, "nltk": ("none",) + NLTK_SMOOTHING}
+
+#: nltk's name for each sacrebleu smoothing, for error messages that point the way.
+NLTK_NAME_OF = {"floor": "method1", "add-k": "method2", "exp": "method3"}
+
 #: Default ``smooth_value`` per smoothing method, as in sacrebleu (``floor``, ``add-k``) and nltk
-#: (``method1``'s epsilon, ``method4``'s k, ``method6``'s alpha).
+#: (``method1``'s epsilon, ``method4``'s and ``method7``'s k, ``method6``'s alpha).
 DEFAULT_SMOOTH_VALUES = {"floor": 0.1, "add-k": 1.0, "method1": 0.1, "method4": 5.0, "method6": 5.0, "method7": 5.0}
+
+#: nltk methods whose constant must be positive: nltk divides by k (method4, method7) and by
+#: ``l + alpha`` (method6), where ``l`` is 0 for a hypothesis without n-grams of that order.
+POSITIVE_SMOOTH_VALUES = ("method4", "method6", "method7")
+
+#: nltk methods that read the 5-gram precision whatever ``max_order`` is (``SmoothingFunction.method5``).
+FIVE_GRAM_METHODS = ("method5", "method7")
+
+#: nltk methods whose ``corpus_bleu`` reads the last sentence of the corpus only.
+SENTENCE_ONLY_METHODS = ("method5", "method6", "method7")
 
 
 @dataclass(frozen=True)
@@ -30,11 +46,14 @@ class BLEUConfig:
     Args:
         max_order: highest n-gram order ``N`` (sacrebleu's ``max_ngram_order``).
         weights: one non-negative weight per order; ``None`` means uniform ``1/N``. They need not sum to 1.
-        smoothing: ``"none"``, ``"floor"``, ``"add-k"``, ``"exp"`` (sacrebleu), or ``"method0"`` ...
-            ``"method7"`` (nltk's ``SmoothingFunction``).
-        smooth_value: the smoothing constant (floor value, k, epsilon or alpha); ``None`` takes the
-            library default.
-        effective_order: average only over the orders the hypothesis has n-grams for (sacrebleu).
+        smoothing: ``"none"``, ``"floor"``, ``"add-k"``, ``"exp"`` (sacrebleu), or, with
+            ``convention="nltk"``, ``"method0"`` ... ``"method7"`` (nltk's ``SmoothingFunction``; there
+            ``"none"`` means ``"method0"``).
+        smooth_value: the smoothing constant: sacrebleu's floor value or k, nltk's epsilon
+            (``method1``), k (``method4``, ``method7``, must be > 0) or alpha (``method6``, must be > 0).
+            ``None`` takes the library default. nltk methods without a constant reject one.
+        effective_order: average only over the orders the hypothesis has n-grams for (sacrebleu only;
+            nltk's denominators are never 0, so the nltk convention has no such option).
         ignore_ids: token ids (PAD, BOS, EOS, ...) dropped from every row before n-grams are formed.
         ref_length: ``"closest"`` reference length (ties go to the shorter one) or ``"shortest"``.
         convention: ``"sacrebleu"`` or ``"nltk"``; decides the per-sentence denominators and edge rules.
@@ -44,6 +63,8 @@ class BLEUConfig:
         (0.5, 0.5)
         >>> BLEUConfig(smoothing="floor").smooth_value
         0.1
+        >>> BLEUConfig(convention="nltk", smoothing="method4").smooth_value
+        5.0
         >>> BLEUConfig(max_order=0)
         Traceback (most recent call last):
         ...
@@ -67,10 +88,47 @@ class BLEUConfig:
         _check_choice("convention", self.convention, CONVENTIONS)
         _check_choice("ref_length", self.ref_length, REF_LENGTH_RULES)
         _check_choice("smoothing", self.smoothing, SACREBLEU_SMOOTHING + NLTK_SMOOTHING)
+        _check_smoothing_convention(self.smoothing, self.convention)
         object.__setattr__(self, "smooth_value", _check_smooth_value(self.smoothing, self.smooth_value))
         if not isinstance(self.effective_order, bool):
             raise TypeError(f"effective_order must be a bool, got {type(self.effective_order).__name__}")
+        if self.effective_order and self.convention == "nltk":
+            raise ValueError(
+                "effective_order is sacrebleu's option; convention='nltk' has none (its denominators are never 0)"
+            )
         object.__setattr__(self, "ignore_ids", _check_ignore_ids(self.ignore_ids))
+
+    @property
+    def statistics_order(self) -> int:
+        """How many n-gram orders the statistics must cover: ``max_order``, or at least 5 for nltk's
+        ``method5`` and ``method7``, which always read the 5-gram precision.
+
+        Example:
+            >>> BLEUConfig(max_order=2, convention="nltk", smoothing="method5").statistics_order
+            5
+        """
+        return max(self.max_order, 5) if self.smoothing in FIVE_GRAM_METHODS else self.max_order
+
+
+def require_corpus_smoothing(config: BLEUConfig) -> None:
+    """Reject nltk's ``method5``, ``method6`` and ``method7`` for corpus scores.
+
+    nltk's ``corpus_bleu`` feeds these methods the last sentence of the corpus (its 5-gram precision,
+    its n-gram counts), so the corpus score would depend on which sentence a batch or a DDP rank
+    happens to see last. They are well defined per sentence: use :func:`~torch_bleu.sentence_bleu`.
+
+    Example:
+        >>> require_corpus_smoothing(BLEUConfig(convention="nltk", smoothing="method6"))  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: smoothing='method6' is sentence-level only: ... torch_bleu.sentence_bleu(..., smoothing='method6')
+    """
+    if config.smoothing in SENTENCE_ONLY_METHODS:
+        raise ValueError(
+            f"smoothing={config.smoothing!r} is sentence-level only: nltk's corpus_bleu applies it to the last "
+            "sentence of the corpus, which has no meaning under batching or DDP; score sentences with "
+            f"torch_bleu.sentence_bleu(..., convention='nltk', smoothing={config.smoothing!r})"
+        )
 
 
 def _check_choice(name: str, value: object, choices: Tuple[str, ...]) -> None:
@@ -97,6 +155,16 @@ def _check_weights(weights: Optional[Sequence[float]], max_order: int) -> Tuple[
     return tuple(checked)
 
 
+def _check_smoothing_convention(smoothing: str, convention: str) -> None:
+    if smoothing in SMOOTHING_BY_CONVENTION[convention]:
+        return
+    if convention == "nltk":
+        hint = f"nltk calls it {NLTK_NAME_OF[smoothing]!r}"
+    else:
+        hint = "pass convention='nltk' for nltk's smoothing methods"
+    raise ValueError(f"smoothing {smoothing!r} does not belong to convention {convention!r}; {hint}")
+
+
 def _check_smooth_value(smoothing: str, smooth_value: Optional[float]) -> Optional[float]:
     if smooth_value is None:
         return DEFAULT_SMOOTH_VALUES.get(smoothing)
@@ -104,6 +172,10 @@ def _check_smooth_value(smoothing: str, smooth_value: Optional[float]) -> Option
         raise TypeError(f"smooth_value must be a real number, got {smooth_value!r}")
     if not math.isfinite(smooth_value) or smooth_value < 0:
         raise ValueError(f"smooth_value must be finite and non-negative, got {smooth_value!r}")
+    if smoothing in NLTK_SMOOTHING and smoothing not in DEFAULT_SMOOTH_VALUES:
+        raise ValueError(f"smoothing {smoothing!r} has no constant; leave smooth_value unset")
+    if smoothing in POSITIVE_SMOOTH_VALUES and smooth_value == 0:
+        raise ValueError(f"smoothing {smoothing!r} needs smooth_value > 0, got 0")
     return float(smooth_value)
 
 

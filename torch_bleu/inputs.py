@@ -1,57 +1,192 @@
 """Checking and normalizing what users pass as ``preds`` and ``target``.
 
-Everything is checked from shapes and dtypes only, so validation never synchronizes with the device
-and runs before any state is touched.
+Two layouts are accepted, and both end up as padded int64 tensors for the engine:
+
+* **padded tensors**: ``preds`` ``(B, Lp)`` and ``target`` ``(B, Lt)`` or ``(B, R, Lt)``. They are
+  checked from shapes and dtypes only, so validation never synchronizes with the device.
+* **ragged sequences**, as nltk takes them: ``preds`` a list of 1-D tensors or of lists of ints;
+  ``target`` a list with, per hypothesis, either one 1-D tensor (its only reference) or a list of
+  references (1-D tensors or lists of ints), as many as it has. Here an empty reference is a real
+  reference of length 0, like ``[]`` in nltk and ``''`` in sacrebleu.
+
+Ragged rows are padded on the way in, in one vectorized scatter, with an id the engine then drops:
+the first of ``ignore_ids`` (dropped anyway), or, when there is none, an id that does not occur in
+the batch (:data:`RAGGED_PAD_ID` unless the batch has it). Finding that id reads the data once, so
+on an accelerator ragged input without ``ignore_ids`` synchronizes once per batch; padded tensors
+never do.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+import math
+import numbers
+from typing import List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import torch
 from torch import Tensor
+
+#: The id that pads ragged input when ``ignore_ids`` is empty (the smallest int64).
+RAGGED_PAD_ID = -(2**63)
+
+TokenIds = Union[Tensor, Sequence[int]]
 
 
 class TokenBatch(NamedTuple):
     """A validated batch: ``preds`` ``(B, Lp)`` and ``target`` ``(B, R, Lt)``, both int64.
 
-    ``ref_present`` ``(B, R)`` marks the real references when the input said so explicitly; ``None``
-    means "a reference row with no token left is absent".
+    ``ref_present`` ``(B, R)`` marks the real references when the input said so explicitly (ragged
+    ``target``); ``None`` means "a reference row with no token left is absent". ``pad_id`` is the id
+    that padded ragged rows, to be dropped like ``ignore_ids`` (``None`` for padded tensors).
     """
 
     preds: Tensor
     target: Tensor
     ref_present: Optional[Tensor] = None
+    pad_id: Optional[int] = None
 
 
-def _check_id_tensor(value: object, name: str) -> Tensor:
+#: The layouts a tensor may have, by role: number of dimensions and how to describe them.
+LAYOUTS = {
+    "preds": ((2,), "2-D (batch, length)"),
+    "target": ((2, 3), "2-D (batch, length) or 3-D (batch, references, length)"),
+    "row": ((1,), "1-D (length)"),
+}
+
+
+def _check_id_tensor(value: object, name: str, role: str) -> Tensor:
     if not isinstance(value, Tensor):
         raise TypeError(f"{name} must be a tensor of integer token ids, got {type(value).__name__}")
     if value.dtype == torch.bool or value.is_floating_point() or value.is_complex():
         raise TypeError(f"{name} must hold integer token ids, got dtype {value.dtype}")
+    dims, description = LAYOUTS[role]
+    if value.dim() not in dims:
+        raise ValueError(f"{name} must be {description}, got shape {tuple(value.shape)}")
     return value
 
 
-def token_batch(preds: object, target: object) -> TokenBatch:
-    """Validate a padded batch and bring it to int64 ``(B, Lp)`` / ``(B, R, Lt)``.
+def _is_sequence(value: object) -> bool:
+    return isinstance(value, (list, tuple))
+
+
+def _check_sequence(value: object, name: str) -> TokenIds:
+    """One ragged row: a 1-D integer tensor, or a list or tuple (of ints, checked later in bulk)."""
+    if isinstance(value, Tensor):
+        return _check_id_tensor(value, name, "row")
+    if _is_sequence(value):
+        return value
+    raise TypeError(f"{name} must be a 1-D tensor or a list of int token ids, got {type(value).__name__}")
+
+
+def _ragged_preds(preds: object) -> List[TokenIds]:
+    if not _is_sequence(preds):
+        raise TypeError(
+            "preds must be a (batch, length) tensor of token ids or a list of sequences of ids, "
+            f"got {type(preds).__name__}"
+        )
+    return [_check_sequence(row, f"preds[{index}]") for index, row in enumerate(preds)]
+
+
+def _ragged_target(target: object) -> List[List[TokenIds]]:
+    """Per hypothesis, its list of references."""
+    if not _is_sequence(target):
+        raise TypeError(
+            "target must be a tensor of token ids or a list with the references of each hypothesis, "
+            f"got {type(target).__name__}"
+        )
+    references = []
+    for index, entry in enumerate(target):
+        name = f"target[{index}]"
+        if isinstance(entry, Tensor):
+            references.append([_check_id_tensor(entry, name, "row")])
+            continue
+        if not _is_sequence(entry):
+            raise TypeError(f"{name} must be a list of references or a 1-D tensor, got {type(entry).__name__}")
+        if not entry:
+            raise ValueError(f"{name} has no reference; every hypothesis needs at least one (it may be empty: [[]])")
+        if not any(isinstance(ref, Tensor) or _is_sequence(ref) for ref in entry):
+            raise TypeError(
+                f"{name} is a flat sequence of {type(entry[0]).__name__}; each entry of target is a list of "
+                f"references, so wrap a single reference: [[1, 2, 3]], or pass it as a 1-D tensor"
+            )
+        references.append([_check_sequence(ref, f"{name}[{ref_index}]") for ref_index, ref in enumerate(entry)])
+    return references
+
+
+def _common_device(*groups: Sequence[object]) -> torch.device:
+    devices = {value.device for group in groups for value in group if isinstance(value, Tensor)}
+    if len(devices) > 1:
+        raise ValueError(f"preds and target are on different devices: {', '.join(sorted(map(str, devices)))}")
+    return devices.pop() if devices else torch.device("cpu")
+
+
+def _ints_to_tensor(values: List[object], device: torch.device) -> Tensor:
+    """One int64 tensor from a flat list of Python (or numpy) ints, rejecting bools, floats and the like."""
+    for kind in set(map(type, values)):
+        if kind is bool or not issubclass(kind, numbers.Integral):
+            raise TypeError(f"token ids must be ints, got {kind.__name__}")
+    try:
+        return torch.tensor(values, dtype=torch.int64, device=device)
+    except (OverflowError, RuntimeError, ValueError) as error:
+        raise ValueError(f"token ids must fit in int64 ({error})") from None
+
+
+def _flatten(rows: Sequence[TokenIds], device: torch.device) -> Tuple[Tensor, List[int]]:
+    """Concatenate ragged rows into one int64 tensor on ``device``; also return the row lengths."""
+    lengths = [int(row.shape[0]) if isinstance(row, Tensor) else len(row) for row in rows]
+    as_ints = [token for row in rows if not isinstance(row, Tensor) for token in row]
+    ints = _ints_to_tensor(as_ints, device)
+    if len(as_ints) == sum(lengths):
+        return ints, lengths
+    pieces, start = [], 0
+    for row, length in zip(rows, lengths):
+        if isinstance(row, Tensor):
+            pieces.append(row.to(torch.int64))
+        else:
+            pieces.append(ints[start : start + length])
+            start += length
+    return torch.cat(pieces), lengths
+
+
+def _pad_rows(flat: Tensor, lengths: List[int], slots: List[int], shape: Tuple[int, ...], pad_id: int) -> Tensor:
+    """Scatter ragged rows (concatenated in ``flat``) into slot ``slots[i]`` of a padded ``shape`` tensor.
 
     Example:
-        >>> batch = token_batch(torch.tensor([[1, 2, 0]], dtype=torch.int32), torch.tensor([[1, 2]]))
-        >>> batch.preds.dtype, tuple(batch.target.shape)
-        (torch.int64, (1, 1, 2))
-        >>> token_batch(torch.tensor([[1.0]]), torch.tensor([[1]]))
-        Traceback (most recent call last):
-        ...
-        TypeError: preds must hold integer token ids, got dtype torch.float32
+        >>> _pad_rows(torch.tensor([5, 6, 7]), [2, 0, 1], [0, 1, 2], (3, 2), -1).tolist()
+        [[5, 6], [-1, -1], [7, -1]]
     """
-    preds = _check_id_tensor(preds, "preds")
-    target = _check_id_tensor(target, "target")
-    if preds.dim() != 2:
-        raise ValueError(f"preds must be 2-D (batch, length), got shape {tuple(preds.shape)}")
-    if target.dim() not in (2, 3):
-        raise ValueError(
-            f"target must be 2-D (batch, length) or 3-D (batch, references, length), got shape {tuple(target.shape)}"
-        )
+    rows, width = math.prod(shape[:-1]), shape[-1]
+    padded = flat.new_full((rows, width), pad_id)
+    if flat.numel():
+        device = flat.device
+        row_ends = torch.tensor(lengths, dtype=torch.int64, device=device).cumsum(0)
+        position = torch.arange(flat.numel(), device=device)
+        row = torch.searchsorted(row_ends, position, right=True)  # the row each token belongs to
+        column = position - (row_ends - torch.tensor(lengths, device=device))[row]
+        padded[torch.tensor(slots, dtype=torch.int64, device=device)[row], column] = flat
+    return padded.view(shape)
+
+
+def _unused_id(*token_groups: Tensor) -> int:
+    """An int64 id that occurs in none of the tensors: :data:`RAGGED_PAD_ID` unless the data has it.
+
+    Reading the values synchronizes with an accelerator once; tensors on the ``meta`` device hold no
+    values, and get :data:`RAGGED_PAD_ID`.
+
+    Example:
+        >>> _unused_id(torch.tensor([RAGGED_PAD_ID, RAGGED_PAD_ID + 1, 7]))
+        -9223372036854775806
+    """
+    tokens = torch.cat([group.reshape(-1).long() for group in token_groups])
+    if tokens.device.type == "meta" or not bool((tokens == RAGGED_PAD_ID).any()):
+        return RAGGED_PAD_ID
+    values = torch.unique(tokens)  # sorted; it starts at RAGGED_PAD_ID, so it has a gap before 2**63
+    gap = torch.cat([values[1:] != values[:-1] + 1, values.new_ones(1, dtype=torch.bool)])
+    return int(values[gap.long().argmax()]) + 1
+
+
+def _padded_tensors(preds: Tensor, target: Tensor) -> TokenBatch:
+    preds = _check_id_tensor(preds, "preds", "preds")
+    target = _check_id_tensor(target, "target", "target")
     if preds.shape[0] != target.shape[0]:
         raise ValueError(f"preds and target batch sizes differ: {preds.shape[0]} != {target.shape[0]}")
     if preds.device != target.device:
@@ -59,3 +194,58 @@ def token_batch(preds: object, target: object) -> TokenBatch:
     if target.dim() == 2:
         target = target.unsqueeze(1)
     return TokenBatch(preds.long(), target.long())
+
+
+def token_batch(preds: object, target: object, ignore_ids: Sequence[int] = ()) -> TokenBatch:
+    """Validate a batch and bring it to int64 ``(B, Lp)`` / ``(B, R, Lt)``, padding ragged input.
+
+    Args:
+        preds: ``(B, Lp)`` integer tensor, or a list of 1-D tensors or of lists of ints.
+        target: ``(B, Lt)`` or ``(B, R, Lt)`` integer tensor, or a list with one entry per hypothesis:
+            a 1-D tensor (one reference), or a list of references (1-D tensors or lists of ints).
+        ignore_ids: the ids the engine drops; ragged rows are padded with the first of them.
+
+    Example:
+        >>> batch = token_batch(torch.tensor([[1, 2, 0]], dtype=torch.int32), torch.tensor([[1, 2]]))
+        >>> batch.preds.dtype, tuple(batch.target.shape)
+        (torch.int64, (1, 1, 2))
+        >>> batch = token_batch([[1, 2, 3], [4]], [[[1, 2], []], [[4, 5, 6]]], ignore_ids=[0])
+        >>> batch.preds.tolist(), batch.ref_present.tolist()
+        ([[1, 2, 3], [4, 0, 0]], [[True, True], [True, False]])
+        >>> token_batch(torch.tensor([[1.0]]), torch.tensor([[1]]))
+        Traceback (most recent call last):
+        ...
+        TypeError: preds must hold integer token ids, got dtype torch.float32
+    """
+    if isinstance(preds, Tensor) and isinstance(target, Tensor):
+        return _padded_tensors(preds, target)
+    pred_rows = None if isinstance(preds, Tensor) else _ragged_preds(preds)
+    references = None if isinstance(target, Tensor) else _ragged_target(target)
+    batch = len(pred_rows) if pred_rows is not None else _check_id_tensor(preds, "preds", "preds").shape[0]
+    target_batch = len(references) if references is not None else _check_id_tensor(target, "target", "target").shape[0]
+    if batch != target_batch:
+        raise ValueError(f"preds and target batch sizes differ: {batch} != {target_batch}")
+    ref_rows = [ref for refs in references for ref in refs] if references is not None else []
+    device = _common_device([preds] if pred_rows is None else pred_rows, [target] if references is None else ref_rows)
+
+    # every token of the batch in one flat tensor per side (a padded side as it is)
+    pred_tokens, pred_lengths = _flatten(pred_rows, device) if pred_rows is not None else (preds, [])
+    ref_tokens, ref_lengths = _flatten(ref_rows, device) if references is not None else (target, [])
+    pad_id = ignore_ids[0] if ignore_ids else _unused_id(pred_tokens, ref_tokens)
+
+    if pred_rows is None:
+        padded_preds = preds.long()
+    else:
+        shape = (batch, max(pred_lengths, default=0))
+        padded_preds = _pad_rows(pred_tokens, pred_lengths, list(range(batch)), shape, pad_id)
+    if references is None:
+        padded_target = target.long() if target.dim() == 3 else target.long().unsqueeze(1)
+        return TokenBatch(padded_preds, padded_target, None, pad_id)
+
+    counts = [len(refs) for refs in references]
+    num_refs = max(counts, default=0)
+    slots = [sentence * num_refs + index for sentence, count in enumerate(counts) for index in range(count)]
+    shape = (batch, num_refs, max(ref_lengths, default=0))
+    padded_target = _pad_rows(ref_tokens, ref_lengths, slots, shape, pad_id)
+    ref_present = torch.arange(num_refs, device=device) < torch.tensor(counts, device=device).unsqueeze(-1)
+    return TokenBatch(padded_preds, padded_target, ref_present, pad_id)

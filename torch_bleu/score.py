@@ -29,27 +29,36 @@ def brevity_penalty(preds_len: Tensor, target_len: Tensor) -> Tensor:
 def bleu_from_statistics(
     matches: Tensor, totals: Tensor, preds_len: Tensor, target_len: Tensor, config: BLEUConfig
 ) -> Tensor:
-    """BLEU in ``[0, 1]`` from statistics of shape ``(..., N)``, ``(..., N)``, ``(...)``, ``(...)``.
+    """BLEU in ``[0, 1]`` from statistics of shape ``(..., K)``, ``(..., K)``, ``(...)``, ``(...)``.
+
+    ``K`` is ``config.statistics_order``: ``max_order``, or at least 5 for nltk's ``method5`` and
+    ``method7``, which read the 5-gram precision (those two, and ``method6``, need the statistics of
+    single sentences, as :func:`~torch_bleu.sentence_bleu` gives them).
 
     Rules (sacrebleu's and nltk's): no unigram match gives 0; orders with weight 0 are ignored; with
-    ``effective_order`` the weights are renormalized over the orders the hypothesis has n-grams for.
+    ``effective_order`` the weights are renormalized over the orders the hypothesis has n-grams for;
+    under the nltk convention an order whose smoothed precision is 0 is left out where nltk leaves it
+    out (``method1`` with epsilon 0, ``method4`` on one-token hypotheses), and makes the score 0
+    everywhere else (where nltk returns a number below 1e-30).
 
     Example:
         >>> stats = torch.tensor([9, 7, 5, 3]), torch.tensor([10, 8, 6, 4]), torch.tensor(11), torch.tensor(11)
         >>> round(bleu_from_statistics(*stats, BLEUConfig()).item(), 10)
         0.8375922397
     """
+    if matches.shape[-1] != config.statistics_order or totals.shape[-1] != config.statistics_order:
+        raise ValueError(
+            f"statistics must have {config.statistics_order} orders for max_order={config.max_order} and "
+            f"smoothing={config.smoothing!r}, got {matches.shape[-1]} and {totals.shape[-1]}"
+        )
     matches, totals = matches.double(), totals.double()
-    precisions, active = smoothed_precisions(matches, totals, config)
+    precisions, counted = smoothed_precisions(matches, totals, preds_len, config)
     weights = torch.tensor(config.weights, dtype=torch.float64, device=matches.device)
-    if config.effective_order:
-        # sacrebleu averages over orders 1..N' with N' the last order that has n-grams (N if none has)
-        counted = torch.where(active.any(-1, keepdim=True), active, True)
-    else:
-        counted = torch.ones_like(active)
     used = counted & (weights > 0)
-    log_terms = torch.where(used, weights * torch.log(precisions), 0.0)
-    scale = weights.sum() / torch.where(counted, weights, 0.0).sum(-1).clamp_min(torch.finfo(torch.float64).tiny)
-    score = brevity_penalty(preds_len, target_len) * torch.exp(log_terms.sum(-1) * scale)
+    log_mean = torch.where(used, weights * torch.log(precisions), 0.0).sum(-1)
+    if config.effective_order:
+        counted_weight = torch.where(counted, weights, 0.0).sum(-1)
+        log_mean = log_mean * (weights.sum() / counted_weight.clamp_min(torch.finfo(torch.float64).tiny))
+    score = brevity_penalty(preds_len, target_len) * torch.exp(log_mean)
     no_match = matches[..., 0] == 0
     return torch.where(no_match, 0.0, score)
