@@ -7,9 +7,10 @@
 1.0
 """
 
+from typing import Any
+
 from .config import BLEUConfig
 from .functional import corpus_bleu, sentence_bleu
-from .metric import BLEUScore
 from .ngrams import SentenceStatistics, sentence_statistics
 from .score import bleu_from_statistics
 
@@ -23,3 +24,13 @@ __all__ = [
     "sentence_statistics",
 ]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    # BLEUScore needs torchmetrics, which takes about half a second to import: load it on first use,
+    # so that the command line and the functional API start faster.
+    if name == "BLEUScore":
+        from .metric import BLEUScore
+
+        return BLEUScore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
