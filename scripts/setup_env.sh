@@ -8,6 +8,11 @@
 # Sourced by scripts/test.sh and scripts/demo.sh; quick when everything is already in place.
 set -euo pipefail
 
+# TORCH_BLEU_SKIP_SETUP=1: use the Python already on PATH as it is (the tests run demo.sh this way)
+if [ -n "${TORCH_BLEU_SKIP_SETUP:-}" ]; then
+    return 0
+fi
+
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${TORCH_BLEU_VENV:-$repo_root/.venv}"
 extras="${TORCH_BLEU_EXTRAS:-test}"
