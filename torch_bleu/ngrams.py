@@ -1,25 +1,18 @@
-"""Clipped n-gram counting on padded id tensors, exact and free of host-device synchronization.
+"""Per-sentence BLEU sufficient statistics of padded id batches, exact and free of host-device syncs.
 
-The engine turns a batch of hypotheses ``(B, Lp)`` and references ``(B, R, Lt)`` into per-sentence
-BLEU sufficient statistics. Everything is a fixed-shape tensor operation, so it runs unchanged on
-CPU, CUDA and the ``meta`` device, and never asks the host for a value.
+:func:`sentence_statistics` turns hypotheses ``(B, Lp)`` and references ``(B, R, Lt)`` into clipped
+n-gram matches, hypothesis n-gram totals and the two lengths of every sentence. Everything is a
+fixed-shape tensor operation, so it runs unchanged on CPU, CUDA and the ``meta`` device, and never
+asks an accelerator for a value (on CPU the sorts run in NumPy, on the tensors' own memory). The
+counting itself lives in :mod:`torch_bleu.engine`:
 
-How an n-gram becomes a number, exactly:
-
-1. **Compaction.** Ignored ids are removed wherever they sit in a row by a stable scatter to the
-   front; a row's length is the number of kept tokens.
-2. **Token ranks.** All tokens of the batch are sorted once; a token's rank is the number of distinct
-   smaller ids, so any int64 id (negative, huge) becomes a dense integer below the token count ``T``.
-3. **n-gram keys.** The windows of ``Tensor.unfold(-1, n, 1)`` are identified incrementally: the key of
-   the order-``n`` window starting at ``i`` is the dense rank of the pair ``(key_{n-1}[i], rank[i+n-1])``,
-   packed as ``key * T + rank`` (below ``T**2``, so it cannot overflow or collide). The order-1 key
-   pairs the sentence index with the token, so keys of different sentences never meet.
-4. **Clipping.** One sort per order groups equal keys, hypothesis side first and then each reference.
-   Within a group an occurrence's index ``k`` is its position in the run; a reference's count of that
-   n-gram is its largest ``k + 1``. A hypothesis occurrence is matched when ``k`` is below the largest
-   count over the references, which sums to ``min(count_hyp, max_r count_ref)`` per n-gram.
-
-Memory and time are ``O(T log T)`` per order with ``T`` the number of token slots in the batch.
+1. **Stacking and compaction.** Each sentence's hypothesis and references become the rows of one
+   ``(S, L)`` block; ignored ids are dropped wherever they sit, and the kept tokens are packed to the
+   front of their row.
+2. **Exact n-gram identity.** Ids are replaced by their dense rank within the sentence (one sort), so
+   any int64 id, negative or huge, becomes a small digit; an n-gram is its digits packed in one int64.
+3. **Clipping.** Equal n-grams are grouped, by one sort of the packed keys for all orders, or, for
+   rows of a few tokens, by comparing every pair of windows; each group adds ``min(H, max_r C_r)``.
 """
 
 from __future__ import annotations
@@ -29,8 +22,7 @@ from typing import NamedTuple, Optional, Sequence, Tuple
 import torch
 from torch import Tensor
 
-# The packed sort key of order n is below T**2 * (R + 1); keep it inside int64.
-_INT64_LIMIT = 2**63 - 1
+from .engine import clipped_matches, stack_rows
 
 
 class SentenceStatistics(NamedTuple):
@@ -73,28 +65,6 @@ def compact(tokens: Tensor, ignore_ids: Sequence[int]) -> Tuple[Tensor, Tensor]:
     return packed[..., :width], keep.sum(-1)
 
 
-def _run_ids(sorted_values: Tensor) -> Tensor:
-    """For a sorted 1-D tensor, the index of each element's run of equal values (0, 0, 1, 2, 2, ...)."""
-    is_new = torch.ones_like(sorted_values, dtype=torch.int64)
-    is_new[1:] = (sorted_values[1:] != sorted_values[:-1]).long()
-    return is_new.cumsum(0) - 1
-
-
-def _dense_ranks(values: Tensor) -> Tensor:
-    """Rank of each value among the distinct values of ``values`` (a 1-D tensor)."""
-    sorted_values, order = torch.sort(values)
-    return torch.empty_like(order).scatter_(0, order, _run_ids(sorted_values))
-
-
-def _run_positions(sorted_keys: Tensor) -> Tensor:
-    """For sorted keys, the index of each element inside its run of equal keys."""
-    index = torch.arange(sorted_keys.numel(), device=sorted_keys.device)
-    is_start = torch.ones_like(sorted_keys, dtype=torch.bool)
-    is_start[1:] = sorted_keys[1:] != sorted_keys[:-1]
-    run_start = torch.where(is_start, index, 0).cummax(0).values
-    return index - run_start
-
-
 def effective_reference_length(
     preds_len: Tensor, ref_len: Tensor, ref_present: Tensor, rule: str = "closest"
 ) -> Tensor:
@@ -109,6 +79,8 @@ def effective_reference_length(
         ...                            torch.ones(2, 2, dtype=torch.bool)).tolist()
         [13, 11]
     """
+    if ref_len.shape[-1] == 1:  # one reference: it is the closest and the shortest
+        return torch.where(ref_present[..., 0], ref_len[..., 0], 0)
     big = torch.iinfo(torch.int64).max // 4
     if rule == "closest":
         distance = (ref_len - preds_len.unsqueeze(-1)).abs()
@@ -132,6 +104,7 @@ def sentence_statistics(
     ref_length: str = "closest",
     convention: str = "sacrebleu",
     ref_present: Optional[Tensor] = None,
+    algorithm: str = "auto",
 ) -> SentenceStatistics:
     """BLEU sufficient statistics of each sentence of a padded batch.
 
@@ -146,6 +119,8 @@ def sentence_statistics(
         ref_present: ``(B, R)`` bool, which reference rows are real. By default a row with no token
             left after removing ``ignore_ids`` is absent, unless all rows of the sentence are empty,
             in which case the sentence has one empty reference.
+        algorithm: how to count n-grams, ``"auto"`` (chosen from the shapes), ``"sorted"`` or
+            ``"pairwise"`` (see :mod:`torch_bleu.engine`); all give the same statistics.
 
     Example:
         >>> hyp = torch.tensor([[1, 2, 3, 4]])
@@ -154,87 +129,18 @@ def sentence_statistics(
         >>> stats.matches.tolist(), stats.totals.tolist(), stats.preds_len.tolist(), stats.target_len.tolist()
         ([[3, 2, 1, 0]], [[4, 3, 2, 1]], [4], [4])
     """
-    hyp_tokens, hyp_len = compact(preds, ignore_ids)
-    ref_tokens, ref_len = compact(target, ignore_ids)
-    if ref_present is None:
-        ref_present = ref_len > 0
-        # a sentence whose reference rows are all empty has one (empty) reference
-        ref_present[..., :1] |= ~ref_present.any(-1, keepdim=True)
+    rows = stack_rows(preds, target, ignore_ids, ref_present)
+    matches = clipped_matches(rows, max_order, algorithm)
+    hyp_len, ref_len = rows.lengths[:, 0], rows.lengths[:, 1:]
+    if ref_present is None and ref_len.shape[-1] == 1:
+        target_len = ref_len[:, 0]  # a single reference is always present, even when empty
+    else:
+        if ref_present is None:
+            ref_present = ref_len > 0
+            # a sentence whose reference rows are all empty has one (empty) reference
+            ref_present[..., :1] |= ~ref_present.any(-1, keepdim=True)
+        target_len = effective_reference_length(hyp_len, ref_len, ref_present, ref_length)
 
-    matches = _clipped_matches(hyp_tokens, hyp_len, ref_tokens, ref_len, ref_present, max_order)
-    orders = torch.arange(1, max_order + 1, device=preds.device)
-    totals = (hyp_len.unsqueeze(-1) - orders + 1).clamp_min(1 if convention == "nltk" else 0)
-    target_len = effective_reference_length(hyp_len, ref_len, ref_present, ref_length)
+    order_offsets = torch.arange(0, -max_order, -1, device=preds.device)
+    totals = (hyp_len.unsqueeze(-1) + order_offsets).clamp_min(1 if convention == "nltk" else 0)
     return SentenceStatistics(matches, totals, hyp_len, target_len)
-
-
-def _clipped_matches(
-    hyp_tokens: Tensor, hyp_len: Tensor, ref_tokens: Tensor, ref_len: Tensor, ref_present: Tensor, max_order: int
-) -> Tensor:
-    """``(B, N)`` clipped n-gram matches, counted by sorting (see the module docstring)."""
-    device = hyp_tokens.device
-    batch, hyp_width = hyp_tokens.shape
-    num_refs, ref_width = ref_tokens.shape[1], ref_tokens.shape[2]
-    # Absent references contribute no n-gram.
-    ref_len = torch.where(ref_present, ref_len, 0)
-
-    slots = batch * hyp_width + batch * num_refs * ref_width
-    token_space = max(slots, batch, 1)
-    sources = num_refs + 1  # the hypothesis, then each reference
-    if token_space**2 * sources > _INT64_LIMIT:
-        raise ValueError(f"batch too large for exact int64 n-gram keys ({slots} token slots); split it")
-
-    # Dense token ranks over the whole batch (step 2).
-    token_ranks = _dense_ranks(torch.cat([hyp_tokens.reshape(-1), ref_tokens.reshape(-1)]))
-    hyp_ranks = token_ranks[: batch * hyp_width].view(batch, hyp_width)
-    ref_ranks = token_ranks[batch * hyp_width :].view(batch, num_refs, ref_width)
-
-    sentence = torch.arange(batch, device=device)
-    hyp_source = torch.zeros(batch, 1, dtype=torch.int64, device=device)
-    ref_source = torch.arange(1, sources, device=device).view(1, num_refs, 1)
-
-    matches = torch.zeros(batch, max_order, dtype=torch.int64, device=device)
-    hyp_keys = sentence.view(batch, 1).expand(batch, hyp_width)
-    ref_keys = sentence.view(batch, 1, 1).expand(batch, num_refs, ref_width)
-    for order in range(1, max_order + 1):
-        hyp_windows = max(hyp_width - order + 1, 0)
-        ref_windows = max(ref_width - order + 1, 0)
-        # key of window i = (key of the (order-1)-window at i, rank of token i + order - 1)
-        hyp_keys = hyp_keys[:, :hyp_windows] * token_space + hyp_ranks[:, order - 1 :]
-        ref_keys = ref_keys[..., :ref_windows] * token_space + ref_ranks[..., order - 1 :]
-        hyp_valid = torch.arange(hyp_windows, device=device) + order <= hyp_len.unsqueeze(-1)
-        ref_valid = torch.arange(ref_windows, device=device) + order <= ref_len.unsqueeze(-1)
-
-        keys = torch.cat([hyp_keys.reshape(-1), ref_keys.reshape(-1)])
-        valid = torch.cat([hyp_valid.reshape(-1), ref_valid.reshape(-1)])
-        source = torch.cat(
-            [hyp_source.expand(batch, hyp_windows).reshape(-1), ref_source.expand(batch, num_refs, ref_windows).reshape(-1)]
-        )
-        # invalid windows share one key above every valid one and are masked out below
-        sort_keys = torch.where(valid, keys * sources + source, token_space**2 * sources)
-        sorted_keys, order_index = torch.sort(sort_keys)
-        occurrence = _run_positions(sorted_keys)
-        sorted_ngram = sorted_keys // sources
-        ngram_id = _run_ids(sorted_ngram)
-        sorted_source = sorted_keys % sources
-        sorted_valid = valid[order_index]
-
-        # largest count of each n-gram over the references
-        ref_count = torch.where(sorted_valid & (sorted_source > 0), occurrence + 1, 0)
-        max_ref_count = torch.zeros(keys.numel() + 1, dtype=torch.int64, device=device)
-        max_ref_count.scatter_reduce_(0, ngram_id, ref_count, reduce="amax")
-        is_match = sorted_valid & (sorted_source == 0) & (occurrence < max_ref_count[ngram_id])
-
-        # back to sentences: hypothesis windows come first in the unsorted layout
-        hyp_windows_total = batch * hyp_windows
-        from_hyp = order_index < hyp_windows_total
-        sentence_of = torch.where(from_hyp, order_index // max(hyp_windows, 1), 0)
-        matches[:, order - 1] = torch.zeros(batch, dtype=torch.int64, device=device).index_add_(
-            0, sentence_of, is_match.long()
-        )
-
-        if order < max_order:
-            dense = torch.empty_like(ngram_id).scatter_(0, order_index, ngram_id)
-            hyp_keys = dense[:hyp_windows_total].view(batch, hyp_windows)
-            ref_keys = dense[hyp_windows_total:].view(batch, num_refs, ref_windows)
-    return matches

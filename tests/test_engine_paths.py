@@ -1,0 +1,214 @@
+"""Every counting path of the engine, sentence by sentence, against sacrebleu on the ids joined as strings.
+
+The engine picks its algorithm from the shapes (``torch_bleu.engine.choose_algorithm``), and the
+sorted algorithm has variants that only large inputs reach: keys packed in several stages when the
+n-gram does not fit in one int64, counters filled in several passes when the rows do not fit in one.
+Each path is forced here on random padded batches (ids across the whole int64 range, ignored ids
+mid-row, absent references, empty rows), and reached naturally by one long batch each.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import List, Sequence, Tuple
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sacrebleu.metrics import BLEU
+
+from torch_bleu.engine import ALGORITHMS, PAIRWISE_MAX_WIDTH, choose_algorithm, clipped_matches, stack_rows
+from torch_bleu.engine import rowsort, sorted_keys
+from torch_bleu.ngrams import sentence_statistics
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+PATHS = ["auto", *ALGORITHMS]
+REPO = Path(__file__).resolve().parents[1]
+
+
+def sacrebleu_sentence_statistics(
+    preds: torch.Tensor, target: torch.Tensor, ignore_ids: Sequence[int], max_order: int
+) -> Tuple[List[List[int]], List[List[int]], List[int], List[int]]:
+    """Per sentence: sacrebleu's counts, totals, sys_len and ref_len (``tokenize="none"``).
+
+    A reference row with no token left is absent, unless all rows of the sentence are empty: then
+    the sentence has one empty reference.
+    """
+
+    def text(row: List[int]) -> str:
+        return " ".join(str(token) for token in row if token not in ignore_ids)
+
+    bleu = BLEU(tokenize="none", max_ngram_order=max_order)
+    counts, totals, sys_lens, ref_lens = [], [], [], []
+    for hypothesis, references in zip(preds.tolist(), target.tolist()):
+        present = [text(row) for row in references if text(row)] or [""]
+        score = bleu.corpus_score([text(hypothesis)], [[reference] for reference in present])
+        counts.append(list(score.counts))
+        totals.append(list(score.totals))
+        sys_lens.append(score.sys_len)
+        ref_lens.append(score.ref_len)
+    return counts, totals, sys_lens, ref_lens
+
+
+def assert_matches_sacrebleu(preds, target, ignore_ids=(), max_order=4, algorithm="auto") -> None:
+    stats = sentence_statistics(preds, target, max_order=max_order, ignore_ids=ignore_ids, algorithm=algorithm)
+    counts, totals, sys_lens, ref_lens = sacrebleu_sentence_statistics(preds, target, ignore_ids, max_order)
+    assert stats.matches.tolist() == counts
+    assert stats.totals.tolist() == totals
+    assert stats.preds_len.tolist() == sys_lens
+    assert stats.target_len.tolist() == ref_lens
+
+
+@st.composite
+def padded_batches(draw, max_width: int = 12, max_refs: int = 3):
+    """``(preds (B, Lp), target (B, R, Lt), ignore_ids)`` over a small palette of int64 ids, so n-grams repeat."""
+    special = st.sampled_from([0, 1, 2, 7, INT64_MIN, INT64_MAX])
+    palette = draw(st.lists(st.one_of(special, st.integers(INT64_MIN, INT64_MAX)), min_size=1, max_size=5, unique=True))
+    batch, refs = draw(st.integers(1, 4)), draw(st.integers(1, max_refs))
+    hyp_width, ref_width = draw(st.integers(0, max_width)), draw(st.integers(0, max_width))
+
+    def rows(*shape: int) -> torch.Tensor:
+        size = math.prod(shape)
+        picks = draw(st.lists(st.integers(0, len(palette) - 1), min_size=size, max_size=size))
+        return torch.tensor([palette[index] for index in picks], dtype=torch.int64).view(shape)
+
+    ignore_ids = tuple(draw(st.lists(st.sampled_from(palette), max_size=2, unique=True)))
+    return rows(batch, hyp_width), rows(batch, refs, ref_width), ignore_ids
+
+
+@pytest.mark.parametrize("algorithm", PATHS)
+@settings(max_examples=60, deadline=None)
+@given(batch=padded_batches(), max_order=st.integers(1, 5))
+def test_every_algorithm_matches_sacrebleu(algorithm, batch, max_order):
+    preds, target, ignore_ids = batch
+    assert_matches_sacrebleu(preds, target, ignore_ids, max_order, algorithm)
+
+
+@settings(max_examples=40, deadline=None)
+@given(batch=padded_batches(), max_order=st.integers(1, 5))
+def test_torch_sort_on_cpu_matches_sacrebleu(batch, max_order):
+    """CPU tensors are sorted by NumPy; the ``torch.sort`` route that other devices take must agree."""
+    preds, target, ignore_ids = batch
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rowsort, "NUMPY_ON_CPU", False)
+        assert_matches_sacrebleu(preds, target, ignore_ids, max_order, "sorted")
+
+
+@pytest.mark.parametrize("numpy_on_cpu", [True, False])
+@pytest.mark.parametrize("key_bits", [8, 11, 16])
+@settings(max_examples=30, deadline=None)
+@given(batch=padded_batches(max_width=6), max_order=st.integers(2, 6))
+def test_keys_packed_in_stages(numpy_on_cpu, key_bits, batch, max_order):
+    """With fewer key bits the n-grams take several sorts (stages), down to two digits per key."""
+    preds, target, ignore_ids = batch
+    slots = (target.shape[1] + 1) * max(preds.shape[1], target.shape[2])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rowsort, "NUMPY_ON_CPU", numpy_on_cpu)
+        patch.setattr(sorted_keys, "KEY_BITS", key_bits)
+        try:
+            sorted_keys.key_layout(slots, target.shape[1] + 1)
+        except ValueError:  # not even two digits fit: the rows are too long for this many bits
+            with pytest.raises(ValueError, match="too long"):
+                sentence_statistics(preds, target, max_order=max_order, algorithm="sorted")
+            return
+        assert_matches_sacrebleu(preds, target, ignore_ids, max_order, "sorted")
+
+
+@pytest.mark.parametrize("counter_bits", [1, 4, 8])
+@settings(max_examples=40, deadline=None)
+@given(batch=padded_batches(max_width=9, max_refs=4))
+def test_counters_filled_in_passes(counter_bits, batch):
+    """With narrower counters the rows' bit fields take several scatter passes."""
+    preds, target, ignore_ids = batch
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sorted_keys, "COUNTER_BITS", counter_bits)
+        assert_matches_sacrebleu(preds, target, ignore_ids, 4, "sorted")
+
+
+def _long_batch(batch: int, refs: int, width: int, vocabulary: int, seed: int) -> Tuple[torch.Tensor, torch.Tensor]:
+    generator = torch.Generator().manual_seed(seed)
+    preds = torch.randint(0, vocabulary, (batch, width), generator=generator)
+    copied = torch.rand(batch, refs, width, generator=generator) < 0.7
+    target = torch.where(
+        copied, preds.unsqueeze(1), torch.randint(0, vocabulary, (batch, refs, width), generator=generator)
+    )
+    return preds, target
+
+
+def test_long_rows_reach_stages_and_passes_unforced():
+    """4 references of 8192 tokens: 16-bit digits leave 3 per key (two stages for 4-grams), and
+    14-bit row fields leave 2 rows per int32 counter (three passes for 5 rows)."""
+    preds, target = _long_batch(1, 4, 8192, vocabulary=40, seed=0)
+    layout = sorted_keys.key_layout(5 * 8192, 5)
+    assert layout.digits_per_key == 3 and sorted_keys.COUNTER_BITS // (8192).bit_length() == 2
+    assert_matches_sacrebleu(preds, target, ignore_ids=(0,), max_order=4, algorithm="sorted")
+
+
+def test_high_order_on_long_rows_takes_stages_unforced():
+    preds, target = _long_batch(2, 1, 1500, vocabulary=6, seed=1)
+    assert sorted_keys.key_layout(2 * 1500, 2).digits_per_key < 8
+    assert_matches_sacrebleu(preds, target, ignore_ids=(5,), max_order=8, algorithm="sorted")
+
+
+@pytest.mark.parametrize("refs", [1, 2, 4])
+@pytest.mark.parametrize("width", [PAIRWISE_MAX_WIDTH, PAIRWISE_MAX_WIDTH + 1])
+def test_dispatch_boundary(refs, width):
+    """At the widths where ``auto`` switches algorithm, both algorithms and ``auto`` agree with sacrebleu."""
+    expected = "pairwise" if width <= PAIRWISE_MAX_WIDTH else "sorted"
+    assert choose_algorithm(batch=16, sources=refs + 1, width=width) == expected
+    generator = torch.Generator().manual_seed(width * 10 + refs)
+    preds = torch.randint(0, 4, (16, width), generator=generator)
+    target = torch.randint(0, 4, (16, refs, width - 1), generator=generator)
+    for algorithm in PATHS:
+        assert_matches_sacrebleu(preds, target, ignore_ids=(0,), algorithm=algorithm)
+
+
+@pytest.mark.parametrize("algorithm", PATHS)
+def test_each_algorithm_runs_on_the_meta_device(algorithm, monkeypatch):
+    preds = torch.empty(6, 9, dtype=torch.int64, device="meta")
+    target = torch.empty(6, 3, 7, dtype=torch.int64, device="meta")
+    stats = sentence_statistics(preds, target, max_order=4, ignore_ids=(0, 1), algorithm=algorithm)
+    assert stats.matches.shape == (6, 4) and stats.matches.device.type == "meta"
+    monkeypatch.setattr(sorted_keys, "KEY_BITS", 16)  # two digits per key: staged keys
+    monkeypatch.setattr(sorted_keys, "COUNTER_BITS", 5)  # counter passes
+    assert sentence_statistics(preds, target, max_order=5, algorithm=algorithm).matches.shape == (6, 5)
+
+
+@pytest.mark.parametrize("algorithm", PATHS)
+@pytest.mark.parametrize(
+    "preds_shape, target_shape",
+    [((0, 5), (0, 2, 4)), ((3, 0), (3, 1, 0)), ((3, 0), (3, 2, 5)), ((3, 4), (3, 2, 0)), ((2, 4), (2, 0, 4))],
+)
+def test_empty_shapes(algorithm, preds_shape, target_shape):
+    preds = torch.ones(preds_shape, dtype=torch.int64)
+    target = torch.ones(target_shape, dtype=torch.int64)
+    stats = sentence_statistics(preds, target, algorithm=algorithm)
+    assert stats.matches.shape == (preds_shape[0], 4)
+    if target_shape[1]:
+        assert_matches_sacrebleu(preds, target, algorithm=algorithm)
+
+
+def test_unknown_algorithm_and_oversized_rows_are_rejected(monkeypatch):
+    rows = stack_rows(torch.ones(1, 3, dtype=torch.int64), torch.ones(1, 1, 3, dtype=torch.int64))
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        clipped_matches(rows, 4, "hashing")
+    monkeypatch.setattr(sorted_keys, "KEY_BITS", 5)
+    with pytest.raises(ValueError, match="too long"):
+        clipped_matches(rows, 4, "sorted")
+
+
+def test_bench_quick_runs_and_scores_agree(tmp_path):
+    """``scripts/bench.py --quick`` keeps working, and every contender's score agrees with its reference."""
+    report = tmp_path / "bench.json"
+    command = [sys.executable, str(REPO / "scripts" / "bench.py"), "--quick", "--skip", "memory", "--json", str(report)]
+    subprocess.run(command, check=True, capture_output=True, timeout=300)
+    result = json.loads(report.read_text())
+    assert {"grid", "rl"} <= set(result)
+    for row in result.get("wmt17", {}).get("table", []):
+        assert not row[-1].startswith("NO"), row
+    assert all(difference <= 1e-9 for difference in result["rl"]["max_score_difference"].values())
