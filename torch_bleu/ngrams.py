@@ -23,6 +23,7 @@ import torch
 from torch import Tensor
 
 from .engine import clipped_matches, stack_rows
+from .engine.rows import compact as pack_kept
 
 
 class SentenceStatistics(NamedTuple):
@@ -55,14 +56,11 @@ def compact(tokens: Tensor, ignore_ids: Sequence[int]) -> Tuple[Tensor, Tensor]:
     """
     width = tokens.shape[-1]
     if not ignore_ids:
-        lengths = torch.full(tokens.shape[:-1], width, dtype=torch.int64, device=tokens.device)
-        return tokens, lengths
-    keep = torch.ones_like(tokens, dtype=torch.bool)
-    for token_id in ignore_ids:
+        return tokens, torch.full(tokens.shape[:-1], width, dtype=torch.int64, device=tokens.device)
+    keep = tokens != ignore_ids[0]
+    for token_id in ignore_ids[1:]:
         keep &= tokens != token_id
-    target_slot = torch.where(keep, keep.cumsum(-1) - 1, width)  # dropped tokens go to a spare slot
-    packed = tokens.new_zeros(*tokens.shape[:-1], width + 1).scatter_(-1, target_slot, tokens)
-    return packed[..., :width], keep.sum(-1)
+    return pack_kept(tokens, keep, tokens.new_zeros(()), width + 1)[..., :width], keep.sum(-1)
 
 
 def effective_reference_length(

@@ -11,11 +11,12 @@ Within each sentence (one row of ``S = R + 1`` segments: hypothesis, then refere
    lexicographically, so for *every* order ``n <= D`` the windows that share their first ``n``
    tokens (equal n-grams) end up next to each other: one sort serves all orders.
 3. **Groups.** Two neighbours in sorted order start a new order-``n`` group when their keys differ
-   above the lowest ``n`` digits and source bits, read off ``key_i ^ key_(i-1)`` with one compare
-   per order. A running sum of group starts numbers the groups.
+   within the first ``n`` digits, i.e. above the other ``D - n`` digits and the source bits: one
+   compare of ``key_i ^ key_(i-1)`` per order. A running sum of group starts numbers the groups.
 4. **Clipping.** One scatter-add counts each group's hypothesis windows ``H`` and each reference's
-   windows ``C_r`` at once, every row in its own bit field of an int32 counter; the clipped
-   matches of an order are the sum over its groups of ``min(H, max_r C_r)``.
+   windows ``C_r`` at once, every row in its own bit field of an int32 counter (with a single
+   reference, just ``H - C``); the clipped matches of an order are the sum over its groups of
+   ``min(H, max_r C_r)``.
 
 Both sorts go through :mod:`~torch_bleu.engine.rowsort` (NumPy's vectorized sort on CPU).
 
@@ -79,8 +80,8 @@ def _constants(layout: KeyLayout, sources: int, device: torch.device) -> "tuple[
 
 @functools.lru_cache(maxsize=256)
 def _group_thresholds(layout: KeyLayout, key_digits: int, prefix_digits: range, device: torch.device) -> Tensor:
-    """``(1, K, 1)``: keys of ``key_digits`` digits that differ by at least ``thresholds[k]`` (as
-    ``key ^ other``) differ within their first ``prefix_digits[k]`` digits."""
+    """``(1, K, 1)`` thresholds: two keys of ``key_digits`` digits differ within their first
+    ``prefix_digits[k]`` digits exactly when ``key ^ other >= thresholds[k]``."""
     prefix = torch.arange(prefix_digits.start, prefix_digits.stop, device=device)
     return (1 << (layout.source_bits + layout.digit_bits * (key_digits - prefix))).view(1, -1, 1)
 
