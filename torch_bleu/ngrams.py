@@ -17,13 +17,12 @@ counting itself lives in :mod:`torch_bleu.engine`:
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional, Sequence, Tuple
+from typing import NamedTuple, Optional, Sequence
 
 import torch
 from torch import Tensor
 
 from .engine import clipped_matches, stack_rows
-from .engine.rows import compact as pack_kept
 
 
 class SentenceStatistics(NamedTuple):
@@ -40,27 +39,6 @@ class SentenceStatistics(NamedTuple):
     totals: Tensor
     preds_len: Tensor
     target_len: Tensor
-
-
-def compact(tokens: Tensor, ignore_ids: Sequence[int]) -> Tuple[Tensor, Tensor]:
-    """Remove ``ignore_ids`` from every row, keeping order; return the packed rows and their lengths.
-
-    Slots past a row's length hold arbitrary values and must be masked by the caller.
-
-    Example:
-        >>> rows, lengths = compact(torch.tensor([[0, 5, 0, 6, 1], [7, 8, 9, 1, 1]]), ignore_ids=(0, 1))
-        >>> lengths.tolist()
-        [2, 3]
-        >>> rows[0, :2].tolist(), rows[1, :3].tolist()
-        ([5, 6], [7, 8, 9])
-    """
-    width = tokens.shape[-1]
-    if not ignore_ids:
-        return tokens, torch.full(tokens.shape[:-1], width, dtype=torch.int64, device=tokens.device)
-    keep = tokens != ignore_ids[0]
-    for token_id in ignore_ids[1:]:
-        keep &= tokens != token_id
-    return pack_kept(tokens, keep, tokens.new_zeros(()), width + 1)[..., :width], keep.sum(-1)
 
 
 def effective_reference_length(

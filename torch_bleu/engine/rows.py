@@ -8,7 +8,7 @@ tokens packed to the front of their row, so that n-grams are formed over kept to
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional, Sequence, Tuple
+from typing import NamedTuple, Optional, Sequence
 
 import torch
 from torch import Tensor

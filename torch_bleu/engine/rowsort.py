@@ -13,13 +13,10 @@ from typing import Tuple
 import torch
 from torch import Tensor
 
-try:
-    import numpy
-except ImportError:  # pragma: no cover - NumPy comes with torchmetrics
-    numpy = None
+import numpy
 
 #: Whether CPU tensors are sorted by NumPy (tests switch it off to exercise ``torch.sort`` on CPU).
-NUMPY_ON_CPU = numpy is not None
+NUMPY_ON_CPU = True
 
 
 def _through_numpy(values: Tensor) -> bool:
