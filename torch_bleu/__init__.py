@@ -7,12 +7,16 @@
 1.0
 """
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any, List
 
 from .config import BLEUConfig
-from .functional import corpus_bleu, sentence_bleu
-from .ngrams import SentenceStatistics, sentence_statistics
-from .score import bleu_from_statistics
+
+if TYPE_CHECKING:
+    from .functional import corpus_bleu, sentence_bleu
+    from .metric import BLEUScore
+    from .ngrams import SentenceStatistics, sentence_statistics
+    from .score import bleu_from_statistics
 
 __all__ = [
     "BLEUConfig",
@@ -25,12 +29,25 @@ __all__ = [
 ]
 __version__ = "0.1.0"
 
+# Where the names that need PyTorch live. They load on first use, so that the command line, which
+# counts with NumPy on a CPU, starts without importing PyTorch (about a second) or torchmetrics.
+_LAZY_MODULES = {
+    "BLEUScore": "metric",
+    "SentenceStatistics": "ngrams",
+    "bleu_from_statistics": "score",
+    "corpus_bleu": "functional",
+    "sentence_bleu": "functional",
+    "sentence_statistics": "ngrams",
+}
+
 
 def __getattr__(name: str) -> Any:
-    # BLEUScore needs torchmetrics, which takes about half a second to import: load it on first use,
-    # so that the command line and the functional API start faster.
-    if name == "BLEUScore":
-        from .metric import BLEUScore
+    if name not in _LAZY_MODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_LAZY_MODULES[name]}", __name__), name)
+    globals()[name] = value
+    return value
 
-        return BLEUScore
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def __dir__() -> List[str]:
+    return sorted(set(globals()) | set(_LAZY_MODULES))

@@ -3,12 +3,14 @@
 Usage is sacrebleu's (``torch-bleu REF [REF ...] -i HYP [HYP ...]``, or hypotheses on standard input),
 and so is the output, line for line: a JSON record or a text line for one system, a table for several,
 and a table with p-values for ``--paired-bs`` / ``--paired-ar``. The signature names torch-bleu's
-version. What differs is underneath: text is tokenized once, words become ids, n-grams are counted by
-:func:`~torch_bleu.sentence_statistics` and the significance tests run as batched tensor operations
-(:mod:`torch_bleu.significance`), on CUDA when there is one.
+version. What differs is underneath: text is tokenized once, words become ids, n-grams are counted
+in batches (:mod:`torch_bleu.corpus_statistics`) and the significance tests run as batched array
+operations (:mod:`torch_bleu.significance`). On a GPU (``--device cuda``, the default when there is
+one) the tensor engine counts; on the CPU NumPy counts every system at once, and PyTorch, whose import
+alone takes longer than the whole count, is not imported at all.
 
-This module only parses arguments and prints; :mod:`torch_bleu.text` reads and counts,
-:mod:`torch_bleu.significance` resamples. The corpus-level numbers that are printed (score, precisions,
+This module only parses arguments and prints; :mod:`torch_bleu.text` reads and tokenizes,
+:mod:`torch_bleu.corpus_statistics` counts, :mod:`torch_bleu.significance` resamples. The corpus-level numbers that are printed (score, precisions,
 brevity penalty) come from sacrebleu's ``BLEU.compute_bleu`` applied to our integer statistics, so they
 are bit-identical to sacrebleu's at any ``--width``.
 """
@@ -18,20 +20,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-import torch
+import numpy as np
 
 from . import __version__
 from .config import BLEUConfig
-from .ngrams import SentenceStatistics
-from .significance import PairedResult, pack_statistics, paired_approximate_randomization, paired_bootstrap
-from .significance import stack_statistics
-from .text import TOKENIZERS, InputError, Vocabulary, load_tokenizer, read_lines, read_references
-from .text import decode_lines, split_systems, stream_statistics, tokenizer_signature
+from .corpus_statistics import device_statistics, host_statistics
+from .significance import PairedResult, paired_approximate_randomization, paired_bootstrap
+from .text import TOKENIZERS, InputError, TokenStream, Vocabulary, load_tokenizer, read_lines, read_references
+from .text import decode_lines, split_systems, tokenizer_signature
 
 SMOOTH_DEFAULTS: Dict[str, Optional[float]] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 SAMPLE_DEFAULTS = {"bs": 1000, "ar": 10000}
@@ -48,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     """sacrebleu's options that concern BLEU on local files, plus ``--max-ngram-order`` and ``--device``."""
     parser = argparse.ArgumentParser(
         prog="torch-bleu",
-        description="BLEU as sacrebleu computes it, counted on PyTorch tensors (CPU or CUDA).\n"
+        description="BLEU as sacrebleu computes it, counted on a GPU with PyTorch or on the CPU with NumPy.\n"
         "Example: torch-bleu ref.de -i system-a.de system-b.de --paired-bs",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -101,11 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--format", "-f", choices=FORMATS, default="json",
                         help="Output format (default: json; $SACREBLEU_FORMAT overrides it). "
                         "latex is for several systems.")
-    report.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu",
-                        help="Where to count and resample (default: %(default)s).")
+    report.add_argument("--device", default=None,
+                        help="Where to count n-grams: cpu (with NumPy, without importing PyTorch) or a PyTorch "
+                        "device such as cuda or cuda:1 (default: cuda when PyTorch sees a GPU, else cpu).")
     report.add_argument("--threads", type=int, default=None,
-                        help="CPU threads for PyTorch (default: 1 unless OMP_NUM_THREADS is set; the work is "
-                        "made of many small operations, which extra threads rarely speed up).")
+                        help="CPU threads for PyTorch with a --device other than cpu (default: 1 unless "
+                        "OMP_NUM_THREADS is set).")
     parser.add_argument("--version", "-V", action="version", version=f"%(prog)s {__version__}")
     return parser
 
@@ -134,8 +137,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     _check_options(args)
-    _set_threads(args)
-    device = _device(args.device)
+    device = _device(args)
     run = Run(args, _bleu_config(args), _seed(), show_progress=not args.quiet and sys.stderr.isatty())
     words = load_tokenizer(args.tokenize, args.lowercase)
 
@@ -146,25 +148,31 @@ def _run(args: argparse.Namespace) -> int:
         _warn_if_tokenized(names, systems)
 
     vocabulary = Vocabulary()
-    reference_ids = [vocabulary.encode(map(words, stream)).to(device) for stream in references]
-    per_system = []
-    with _progress_bar(len(systems), "counting n-grams", run.show_progress) as advance:
-        for system in systems:
-            hypothesis_ids = vocabulary.encode(map(words, system)).to(device)
-            per_system.append(stream_statistics(hypothesis_ids, reference_ids, args.max_ngram_order))
-            advance(1)
-    stats = stack_statistics(per_system)
+    reference_ids = [vocabulary.encode(map(words, stream)) for stream in references]
+    system_ids = [vocabulary.encode(map(words, system)) for system in systems]
+    packed = _count(system_ids, reference_ids, device, run)  # (K, B, 2 + 2N)
 
     signature = {"nrefs": str(len(references))}
     if args.sentence_level:
-        _print_sentences(stats, run, signature)
+        _print_sentences(packed, run, signature)
     elif len(systems) == 1:
-        _print_single(stats, run, signature)
+        _print_single(packed, run, signature)
     elif args.paired_bs or args.paired_ar:
-        _print_paired(names, stats, run, signature)
+        _print_paired(names, packed, run, signature)
     else:
-        _print_systems(names, stats, run, signature)
+        _print_systems(names, packed, run, signature)
     return 0
+
+
+def _count(systems: List[TokenStream], references: List[TokenStream], device: str, run: Run) -> np.ndarray:
+    """Per-sentence statistics of every system, with NumPy on the CPU or the tensor engine on ``device``."""
+    order = run.args.max_ngram_order
+    sentences = len(references[0].lengths)
+    if device == "cpu":
+        with _progress_bar(sentences, "counting n-grams", run.show_progress) as advance:
+            return host_statistics(systems, references, order, progress=advance)
+    with _progress_bar(sentences * len(systems), "counting n-grams", run.show_progress) as advance:
+        return device_statistics(systems, references, order, device, progress=advance)
 
 
 # ---------------------------------------------------------------------------------------------- input
@@ -187,20 +195,35 @@ def _check_options(args: argparse.Namespace) -> None:
         raise InputError("statistical tests are unavailable in sentence-level mode")
 
 
-def _set_threads(args: argparse.Namespace) -> None:
+def _device(args: argparse.Namespace) -> str:
+    """``"cpu"`` (NumPy counts; PyTorch stays unimported) or a PyTorch device that works, set up."""
+    name = args.device if args.device is not None else ("cuda" if _gpu_usable() else "cpu")
+    if name == "cpu":
+        return name
+    try:
+        import torch
+
+        torch.empty(0, device=torch.device(name))
+    except ImportError:  # pragma: no cover - depends on the installation
+        raise InputError(f"--device {name} needs PyTorch") from None
+    except (RuntimeError, AssertionError) as error:
+        raise InputError(f"device {name!r} is not usable: {error}") from None
     if args.threads is not None:
         torch.set_num_threads(args.threads)
     elif "OMP_NUM_THREADS" not in os.environ:
-        torch.set_num_threads(1)
+        torch.set_num_threads(1)  # the engine runs many small operations, which extra threads rarely speed up
+    return name
 
 
-def _device(name: str) -> torch.device:
+def _gpu_usable() -> bool:
+    """Whether PyTorch can use a CUDA GPU. Asked only where an NVIDIA driver shows, since asking imports PyTorch."""
+    if not (os.path.isdir("/proc/driver/nvidia/gpus") or shutil.which("nvidia-smi")):
+        return False
     try:
-        device = torch.device(name)
-        torch.empty(0, device=device)
-    except (RuntimeError, AssertionError) as error:
-        raise InputError(f"device {name!r} is not usable: {error}") from None
-    return device
+        import torch
+    except ImportError:  # pragma: no cover - depends on the installation
+        return False
+    return torch.cuda.is_available()
 
 
 def _bleu_config(args: argparse.Namespace) -> BLEUConfig:
@@ -367,34 +390,34 @@ def _score_record(
     return f"BLEU|{_signature_text(fields, args.short)} = {shown} {record['verbose_score']}"
 
 
-def _print_sentences(stats: SentenceStatistics, run: Run, signature: Dict[str, str]) -> None:
+def _print_sentences(packed: np.ndarray, run: Run, signature: Dict[str, str]) -> None:
     args = run.args
     signature_text = _signature_text(_describe(args, signature, effective_order=True), args.short)
-    for row in pack_statistics(stats)[0].tolist():
+    for row in packed[0].tolist():
         score = _corpus_score(row, args, effective_order=True)
         shown = f"{score.score:.{args.width}f}"
         print(shown if args.score_only else f"BLEU|{signature_text} = {shown} {_verbose(score)}")
 
 
-def _print_single(stats: SentenceStatistics, run: Run, signature: Dict[str, str]) -> None:
+def _print_single(packed: np.ndarray, run: Run, signature: Dict[str, str]) -> None:
     args = run.args
-    score = _corpus_score(pack_statistics(stats)[0].sum(0).tolist(), args)
+    score = _corpus_score(packed[0].sum(axis=0).tolist(), args)
     confidence = None
     if args.confidence and args.confidence_n > 1:
-        result = _run_test(paired_bootstrap, stats, run, args.confidence_n, "bootstrap")
+        result = _run_test(paired_bootstrap, packed, run, args.confidence_n, "bootstrap")
         confidence = (result.means[0].item(), result.cis[0].item())
         signature = {**signature, "bs": str(args.confidence_n), "seed": str(run.seed).lower()}
     print(_score_record(score, args, _describe(args, signature), confidence))
 
 
-def _run_test(test, stats: SentenceStatistics, run: Run, n: int, description: str) -> PairedResult:
+def _run_test(test, packed: np.ndarray, run: Run, n: int, description: str) -> PairedResult:
     with _progress_bar(n, description, run.show_progress) as advance:
-        return test(stats, run.config, n, run.seed, progress=advance)
+        return test(packed, run.config, n, run.seed, progress=advance)
 
 
-def _print_systems(names: List[str], stats: SentenceStatistics, run: Run, signature: Dict[str, str]) -> None:
+def _print_systems(names: List[str], packed: np.ndarray, run: Run, signature: Dict[str, str]) -> None:
     args = run.args
-    shown = [f"{_corpus_score(row, args).score:.{args.width}f}" for row in pack_statistics(stats).sum(1).tolist()]
+    shown = [f"{_corpus_score(row, args).score:.{args.width}f}" for row in packed.sum(axis=1).tolist()]
     if args.format == "json":
         print(json.dumps([{"system": name, "BLEU": value} for name, value in zip(names, shown)], indent=4))
         return
@@ -402,17 +425,17 @@ def _print_systems(names: List[str], stats: SentenceStatistics, run: Run, signat
     _print_signatures(_describe(args, signature), args)
 
 
-def _print_paired(names: List[str], stats: SentenceStatistics, run: Run, signature: Dict[str, str]) -> None:
+def _print_paired(names: List[str], packed: np.ndarray, run: Run, signature: Dict[str, str]) -> None:
     args = run.args
     kind = "bs" if args.paired_bs else "ar"
     requested = args.paired_bs_n if kind == "bs" else args.paired_ar_n
     n = requested if requested > 0 else SAMPLE_DEFAULTS[kind]
     if kind == "bs":
-        result = _run_test(paired_bootstrap, stats, run, n, "paired bootstrap")
+        result = _run_test(paired_bootstrap, packed, run, n, "paired bootstrap")
     else:
-        result = _run_test(paired_approximate_randomization, stats, run, n, "approximate randomization")
+        result = _run_test(paired_approximate_randomization, packed, run, n, "approximate randomization")
 
-    scores = [_corpus_score(row, args).score for row in pack_statistics(stats).sum(1).tolist()]
+    scores = [_corpus_score(row, args).score for row in packed.sum(axis=1).tolist()]
     p_values = [None] + result.p_values[1:].tolist()
     means = result.means.tolist() if result.means is not None else [None] * len(names)
     cis = result.cis.tolist() if result.cis is not None else [None] * len(names)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple
 
-import torch
 
 SACREBLEU_SMOOTHING = ("none", "floor", "add-k", "exp")
 NLTK_SMOOTHING = tuple(f"method{i}" for i in range(8))
@@ -180,7 +180,8 @@ def _check_smooth_value(smoothing: str, smooth_value: Optional[float]) -> Option
 
 
 def _check_ignore_ids(ignore_ids: Sequence[int]) -> Tuple[int, ...]:
-    if isinstance(ignore_ids, torch.Tensor):
+    torch = sys.modules.get("torch")  # a tensor exists only once PyTorch is imported: no need to import it here
+    if torch is not None and isinstance(ignore_ids, torch.Tensor):
         if ignore_ids.is_floating_point() or ignore_ids.is_complex() or ignore_ids.dtype == torch.bool:
             raise TypeError(f"ignore_ids must be integers, got a {ignore_ids.dtype} tensor")
         ignore_ids = ignore_ids.reshape(-1).tolist()

@@ -1,4 +1,4 @@
-"""Paired significance tests for BLEU, run as tensor operations on per-sentence statistics.
+"""Paired significance tests for BLEU, run as vectorized array operations on per-sentence statistics.
 
 Both tests compare every system with a baseline (system 0), following sacrebleu's ``significance``
 module (itself after Moses' ``bootstrap-hypothesis-difference-significance.pl`` and multeval):
@@ -15,18 +15,21 @@ In both, ``p = (count + 1) / (n + 1)``.
 
 The random draws come from NumPy's ``default_rng(seed)``, drawn in the same order and shapes as
 sacrebleu draws them, so with the same seed (``SACREBLEU_SEED``, 12345 by default) the resamples
-and trials are exactly sacrebleu's. Everything else is batched tensor work: a resample (or trial) is a
+and trials are exactly sacrebleu's. Everything else is batched array work: a resample (or trial) is a
 row of counts (or of 0/1 swaps) and one matrix product sums the statistics of all systems at once,
 a chunk of rows at a time, so memory stays bounded for any number of samples. Statistics are integers
 and the products are exact (float32 only when every partial sum stays below 2**24, else float64).
 
+The tests run on the host, in NumPy: the statistics are small (``K x B x (2 + 2N)`` integers, from
+any device), and the command line can then run them without importing PyTorch.
+
 Example:
-    >>> import torch
+    >>> import numpy as np, torch
     >>> from torch_bleu import BLEUConfig, sentence_statistics
     >>> hyp = torch.tensor([[[1, 2, 3, 4], [5, 6, 7, 8]], [[1, 2, 3, 9], [5, 6, 9, 9]]])  # (systems, B, L)
     >>> ref = torch.tensor([[[1, 2, 3, 4]], [[5, 6, 7, 8]]])
-    >>> stats = stack_statistics([sentence_statistics(h, ref, max_order=2) for h in hyp])
-    >>> result = paired_bootstrap(stats, BLEUConfig(max_order=2), n_samples=100)
+    >>> packed = np.stack([pack_statistics(sentence_statistics(h, ref, max_order=2)) for h in hyp])
+    >>> result = paired_bootstrap(packed, BLEUConfig(max_order=2), n_samples=100)
     >>> [round(score, 2) for score in result.scores.tolist()]
     [100.0, 55.9]
     >>> result.p_values.tolist()[1] <= 1.0
@@ -35,15 +38,11 @@ Example:
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterator, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
-import torch
-from torch import Tensor
 
 from .config import BLEUConfig
-from .ngrams import SentenceStatistics
-from .score import bleu_from_statistics
 
 #: Score differences (in BLEU points) closer than this count as ties, so that float rounding in two
 #: different evaluation orders of the same statistics never decides a comparison.
@@ -56,7 +55,7 @@ Progress = Optional[Callable[[int], None]]
 
 
 class PairedResult(NamedTuple):
-    """Per-system results of a paired test; system 0 is the baseline.
+    """Per-system results of a paired test; system 0 is the baseline. All float64 NumPy arrays.
 
     Attributes:
         scores: ``(K,)`` corpus BLEU (0..100) of every system.
@@ -65,76 +64,114 @@ class PairedResult(NamedTuple):
         cis: ``(K,)`` half-width of the 95% bootstrap confidence interval around it, or ``None``.
     """
 
-    scores: Tensor
-    p_values: Tensor
-    means: Optional[Tensor] = None
-    cis: Optional[Tensor] = None
+    scores: np.ndarray
+    p_values: np.ndarray
+    means: Optional[np.ndarray] = None
+    cis: Optional[np.ndarray] = None
 
 
-def stack_statistics(per_system: Sequence[SentenceStatistics]) -> SentenceStatistics:
-    """Stack the statistics of ``K`` systems on the same ``B`` sentences into ``(K, B, ...)`` fields."""
-    return SentenceStatistics(*(torch.stack(field) for field in zip(*per_system)))
+def _on_host(values: Any) -> np.ndarray:
+    """A NumPy view or copy of an array or a tensor on any device."""
+    if hasattr(values, "detach"):  # a PyTorch tensor
+        values = values.detach().cpu()
+    return np.asarray(values)
 
 
-def pack_statistics(stats: SentenceStatistics) -> Tensor:
+def pack_statistics(stats: Sequence[Any]) -> np.ndarray:
     """``(..., 2 + 2N)`` int64 rows ``[preds_len, target_len, matches..., totals...]`` (sacrebleu's layout).
 
+    ``stats`` is a :class:`~torch_bleu.SentenceStatistics` (tensors on any device, or arrays) with
+    any leading dimensions.
+
     Example:
-        >>> stats = SentenceStatistics(torch.tensor([[2, 1]]), torch.tensor([[3, 2]]), torch.tensor([3]),
-        ...                            torch.tensor([4]))
+        >>> from torch_bleu import SentenceStatistics
+        >>> stats = SentenceStatistics(np.array([[2, 1]]), np.array([[3, 2]]), np.array([3]), np.array([4]))
         >>> pack_statistics(stats).tolist()
         [[3, 4, 2, 1, 3, 2]]
     """
-    lengths = torch.stack([stats.preds_len, stats.target_len], dim=-1)
-    return torch.cat([lengths, stats.matches, stats.totals], dim=-1)
+    matches, totals, preds_len, target_len = (_on_host(field).astype(np.int64) for field in stats)
+    return np.concatenate([np.stack([preds_len, target_len], axis=-1), matches, totals], axis=-1)
 
 
-def packed_bleu(packed: Tensor, config: BLEUConfig) -> Tensor:
-    """BLEU (0..100, float64) of summed packed statistics ``(..., 2 + 2N)``."""
-    order = (packed.shape[-1] - 2) // 2
-    return 100.0 * bleu_from_statistics(
-        packed[..., 2 : 2 + order], packed[..., 2 + order :], packed[..., 0], packed[..., 1], config
-    )
+def packed_bleu(packed: np.ndarray, config: BLEUConfig) -> np.ndarray:
+    """BLEU (0..100, float64) of summed packed statistics ``(..., 2 + 2N)``, by sacrebleu's rules.
 
-
-def exact_float_dtype(bound: float, device: torch.device) -> torch.dtype:
-    """The float type in which integer sums bounded by ``bound`` stay exact: float32 on the CPU when
-    ``bound < 2**24``, else float64 (always float64 on accelerators, where float32 products may run in
-    reduced precision).
+    The NumPy twin of :func:`~torch_bleu.bleu_from_statistics` for ``convention="sacrebleu"``: smoothing
+    ``none``, ``floor``, ``add-k`` or ``exp``, weights, ``effective_order``.
 
     Example:
-        >>> exact_float_dtype(60_000, torch.device("cpu")), exact_float_dtype(2**24, torch.device("cpu"))
-        (torch.float32, torch.float64)
+        >>> round(packed_bleu(np.array([11, 11, 9, 7, 5, 3, 10, 8, 6, 4]), BLEUConfig()).item(), 8)
+        83.75922397
     """
-    return torch.float32 if device.type == "cpu" and bound < 2**24 else torch.float64
+    if config.convention != "sacrebleu":
+        raise ValueError("the significance tests follow sacrebleu's convention; use convention='sacrebleu'")
+    order = config.max_order
+    packed = np.asarray(packed, dtype=np.float64)
+    preds_len, target_len = packed[..., 0], packed[..., 1]
+    matches, totals = packed[..., 2 : 2 + order].copy(), packed[..., 2 + order :].copy()
+    if config.smoothing == "add-k":
+        matches[..., 1:] += config.smooth_value
+        totals[..., 1:] += config.smooth_value
+    active = np.minimum.accumulate(totals > 0, axis=-1)  # the orders before the first without n-grams
+    no_match = active & (matches == 0)
+    if config.smoothing == "exp":  # the j-th order without a match gets 1 / (2**j * total)
+        fallback = 1.0 / (np.exp2(np.cumsum(no_match, axis=-1)) * np.maximum(totals, 1.0))
+    elif config.smoothing == "floor":
+        fallback = config.smooth_value / np.maximum(totals, 1.0)
+    else:
+        fallback = np.zeros_like(totals)
+    precisions = np.where(no_match, fallback, matches / np.maximum(totals, np.finfo(np.float64).tiny))
+    precisions = np.where(active, precisions, 0.0)
+
+    weights = np.asarray(config.weights, dtype=np.float64)
+    used = np.where(active.any(axis=-1, keepdims=True), active, True) if config.effective_order else True
+    with np.errstate(divide="ignore", invalid="ignore"):  # log(0) = -inf is meant: the score is then 0
+        log_mean = np.where(used & (weights > 0), weights * np.log(precisions), 0.0).sum(axis=-1)
+    if config.effective_order:
+        log_mean = log_mean * (weights.sum() / np.maximum(np.where(used, weights, 0.0).sum(axis=-1), 1e-300))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shortfall = np.where(preds_len > 0, np.exp(1.0 - target_len / preds_len), 0.0)
+    penalty = np.where(preds_len >= target_len, 1.0, shortfall)
+    return np.where(matches[..., 0] == 0, 0.0, 100.0 * penalty * np.exp(log_mean))
 
 
-def count_exceeding(differences: Tensor, observed: Tensor) -> Tensor:
+def exact_float_dtype(bound: float) -> type:
+    """The float type in which integer sums bounded by ``bound`` stay exact: float32 when ``bound < 2**24``,
+    else float64.
+
+    Example:
+        >>> exact_float_dtype(60_000).__name__, exact_float_dtype(2**24).__name__
+        ('float32', 'float64')
+    """
+    return np.float32 if bound < 2**24 else np.float64
+
+
+def count_exceeding(differences: np.ndarray, observed: np.ndarray) -> np.ndarray:
     """How many rows of ``differences`` ``(S, K)`` exceed ``observed`` ``(K,)`` (beyond :data:`TIE_TOLERANCE`)."""
-    return (differences > observed + TIE_TOLERANCE).sum(0)
+    return (differences > observed + TIE_TOLERANCE).sum(axis=0)
 
 
-def p_values(counts: Tensor, n: int) -> Tensor:
+def p_values(counts: np.ndarray, n: int) -> np.ndarray:
     """``(count + 1) / (n + 1)``, with NaN for the baseline (position 0)."""
-    values = (counts.double() + 1.0) / (n + 1)
-    values[0] = float("nan")
+    values = (counts + 1.0) / (n + 1)
+    values[0] = np.nan
     return values
 
 
-def confidence_intervals(samples: Tensor) -> Tuple[Tensor, Tensor]:
+def confidence_intervals(samples: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """Mean and half-width of the 95% interval of ``samples`` ``(S, K)``, per column.
 
     The bounds are the order statistics ``S // 40`` and ``S - S // 40 - 1``, as sacrebleu takes them.
 
     Example:
-        >>> mean, ci = confidence_intervals(torch.arange(80, dtype=torch.float64).unsqueeze(1))
+        >>> mean, ci = confidence_intervals(np.arange(80.0).reshape(80, 1))
         >>> mean.tolist(), ci.tolist()
         ([39.5], [37.5])
     """
-    ordered = samples.sort(dim=0).values
+    ordered = np.sort(samples, axis=0)
     lower = samples.shape[0] // 40
     upper = samples.shape[0] - lower - 1
-    return samples.mean(0), 0.5 * (ordered[upper] - ordered[lower])
+    return samples.mean(axis=0), 0.5 * (ordered[upper] - ordered[lower])
 
 
 def _check_test(n: int, num_systems: int, num_sentences: int, minimum_systems: int) -> None:
@@ -154,7 +191,7 @@ def _chunk_rows(num_sentences: int, chunk_elements: int, multiple: int = 32) -> 
 
 def bootstrap_indices(
     num_sentences: int, n_samples: int, seed: Optional[int], chunk_elements: int = DEFAULT_CHUNK_ELEMENTS
-) -> Iterator[Tensor]:
+) -> Iterator[np.ndarray]:
     """Resampled sentence indices, ``(rows, B)`` int64 chunks of sacrebleu's ``(n_samples, B)`` draw.
 
     Example:
@@ -166,22 +203,22 @@ def bootstrap_indices(
     step = _chunk_rows(num_sentences, chunk_elements)
     for start in range(0, n_samples, step):
         rows = min(step, n_samples - start)
-        yield torch.from_numpy(rng.integers(0, num_sentences, size=(rows, num_sentences)))
+        yield rng.integers(0, num_sentences, size=(rows, num_sentences))
 
 
 def randomization_swaps(
     num_sentences: int, n_trials: int, seed: Optional[int], chunk_elements: int = DEFAULT_CHUNK_ELEMENTS
-) -> Iterator[Tensor]:
+) -> Iterator[np.ndarray]:
     """Which sentences each trial takes from the baseline: ``(rows, B)`` bool chunks of sacrebleu's draw."""
     rng = np.random.default_rng(seed)
     step = _chunk_rows(num_sentences, chunk_elements)
     for start in range(0, n_trials, step):
         rows = min(step, n_trials - start)
-        yield torch.from_numpy(rng.integers(2, size=(rows, num_sentences), dtype=bool))
+        yield rng.integers(2, size=(rows, num_sentences), dtype=bool)
 
 
 def paired_bootstrap(
-    stats: SentenceStatistics,
+    packed: np.ndarray,
     config: BLEUConfig,
     n_samples: int = 1000,
     seed: Optional[int] = 12345,
@@ -191,7 +228,7 @@ def paired_bootstrap(
     """Paired bootstrap resampling test of systems ``1..K-1`` against system 0.
 
     Args:
-        stats: per-sentence statistics with fields of shape ``(K, B, ...)`` (see :func:`stack_statistics`).
+        packed: ``(K, B, 2 + 2N)`` per-sentence statistics of ``K`` systems (see :func:`pack_statistics`).
         config: the BLEU options (smoothing, max order, ...).
         n_samples: number of bootstrap resamples.
         seed: seed of NumPy's ``default_rng``; ``None`` draws fresh entropy.
@@ -200,33 +237,32 @@ def paired_bootstrap(
 
     With one system (``K = 1``) this is a plain bootstrap confidence estimate (sacrebleu's ``-ci``).
     """
-    packed = pack_statistics(stats)  # (K, B, D)
+    packed = np.asarray(packed, dtype=np.int64)
     num_systems, num_sentences, width = packed.shape
     _check_test(n_samples, num_systems, num_sentences, minimum_systems=1)
     # a resample sums B rows, so its sums are bounded by B times the largest entry
-    dtype = exact_float_dtype(num_sentences * packed.abs().amax().item(), packed.device)
-    columns = packed.transpose(0, 1).reshape(num_sentences, num_systems * width).to(dtype)  # (B, K*D)
+    dtype = exact_float_dtype(num_sentences * np.abs(packed).max())
+    columns = packed.transpose(1, 0, 2).reshape(num_sentences, num_systems * width).astype(dtype)  # (B, K*D)
     samples = []
     for indices in bootstrap_indices(num_sentences, n_samples, seed, chunk_elements):
-        indices = indices.to(packed.device)
-        counts = torch.zeros(indices.shape[0], num_sentences, dtype=dtype, device=packed.device)
-        counts.scatter_add_(1, indices, torch.ones_like(indices, dtype=dtype))
-        resampled = (counts @ columns).view(-1, num_systems, width)
-        samples.append(packed_bleu(resampled.double(), config))
+        rows = indices.shape[0]
+        flat = (indices + num_sentences * np.arange(rows).reshape(rows, 1)).reshape(-1)
+        counts = np.bincount(flat, minlength=rows * num_sentences).reshape(rows, num_sentences).astype(dtype)
+        samples.append(packed_bleu((counts @ columns).reshape(rows, num_systems, width), config))
         if progress is not None:
-            progress(indices.shape[0])
-    scores_per_sample = torch.cat(samples)  # (S, K)
+            progress(rows)
+    scores_per_sample = np.concatenate(samples)  # (S, K)
 
-    scores = packed_bleu(packed.sum(1), config)
-    differences = (scores_per_sample - scores_per_sample[:, :1]).abs()
-    centred = differences - differences.mean(0)
-    observed = (scores - scores[0]).abs()
+    scores = packed_bleu(packed.sum(axis=1), config)
+    differences = np.abs(scores_per_sample - scores_per_sample[:, :1])
+    centred = differences - differences.mean(axis=0)
+    observed = np.abs(scores - scores[0])
     means, cis = confidence_intervals(scores_per_sample)
     return PairedResult(scores, p_values(count_exceeding(centred, observed), n_samples), means, cis)
 
 
 def paired_approximate_randomization(
-    stats: SentenceStatistics,
+    packed: np.ndarray,
     config: BLEUConfig,
     n_trials: int = 10000,
     seed: Optional[int] = 12345,
@@ -239,25 +275,23 @@ def paired_approximate_randomization(
     ``a = system + swaps @ (baseline - system)`` and ``b = baseline - swaps @ (baseline - system)``, so one
     matrix product per chunk serves every system.
     """
-    packed = pack_statistics(stats)  # (K, B, D)
+    packed = np.asarray(packed, dtype=np.int64)
     num_systems, num_sentences, width = packed.shape
     _check_test(n_trials, num_systems, num_sentences, minimum_systems=2)
     gaps = packed[:1] - packed[1:]  # (K-1, B, D): baseline minus system, per sentence
     # a trial adds a subset of the gaps, so its sums are bounded by the sum of their sizes
-    dtype = exact_float_dtype(gaps.abs().sum(1).amax().item(), packed.device)
-    gap_columns = gaps.transpose(0, 1).reshape(num_sentences, -1).to(dtype)  # (B, (K-1)*D)
-    totals = packed.sum(1).double()  # (K, D)
+    dtype = exact_float_dtype(np.abs(gaps).sum(axis=1).max())
+    gap_columns = gaps.transpose(1, 0, 2).reshape(num_sentences, -1).astype(dtype)  # (B, (K-1)*D)
+    totals = packed.sum(axis=1).astype(np.float64)  # (K, D)
     scores = packed_bleu(totals, config)
-    observed = (scores[1:] - scores[0]).abs()
+    observed = np.abs(scores[1:] - scores[0])
 
-    exceeding = torch.zeros(num_systems - 1, dtype=torch.int64, device=packed.device)
+    exceeding = np.zeros(num_systems - 1, dtype=np.int64)
     for swaps in randomization_swaps(num_sentences, n_trials, seed, chunk_elements):
-        swaps = swaps.to(device=packed.device, dtype=dtype)
-        moved = (swaps @ gap_columns).view(-1, num_systems - 1, width).double()
+        moved = (swaps.astype(dtype) @ gap_columns).reshape(-1, num_systems - 1, width).astype(np.float64)
         shuffled_system = packed_bleu(totals[1:] + moved, config)
         shuffled_baseline = packed_bleu(totals[:1] - moved, config)
-        exceeding += count_exceeding((shuffled_system - shuffled_baseline).abs(), observed)
+        exceeding += count_exceeding(np.abs(shuffled_system - shuffled_baseline), observed)
         if progress is not None:
             progress(swaps.shape[0])
-    counts = torch.cat([exceeding.new_zeros(1), exceeding])
-    return PairedResult(scores, p_values(counts, n_trials))
+    return PairedResult(scores, p_values(np.concatenate([[0], exceeding]), n_trials))

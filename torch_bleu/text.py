@@ -1,19 +1,16 @@
-"""From text files to per-sentence BLEU statistics: reading, tokenizing, word ids, padded batches.
+"""From text files to word ids: reading, tokenizing with sacrebleu's tokenizers, one shared vocabulary.
 
 The command line reads every stream (hypotheses and references) once, tokenizes each line with
-sacrebleu's own tokenizer, maps words to integer ids with one shared :class:`Vocabulary`, and counts
-n-grams on the tensor engine (:func:`~torch_bleu.sentence_statistics`) in length-sorted batches, so
-that short sentences are not padded to the length of the longest one.
+sacrebleu's own tokenizer and maps words to integer ids with one shared :class:`Vocabulary`; the
+counting is :mod:`torch_bleu.corpus_statistics`'s job. This module needs NumPy, not PyTorch.
 
 Example:
     >>> vocab = Vocabulary()
     >>> hyps = vocab.encode([["the", "cat", "sat"], ["a", "dog"]])
-    >>> refs = vocab.encode([["the", "cat", "sat", "down"], ["the", "dog"]])
     >>> hyps.ids.tolist(), hyps.lengths.tolist()
     ([0, 1, 2, 3, 4], [3, 2])
-    >>> stats = stream_statistics(hyps, [refs], max_order=2)
-    >>> stats.matches.tolist(), stats.totals.tolist(), stats.target_len.tolist()
-    ([[3, 2], [1, 0]], [[3, 2], [2, 1]], [4, 2])
+    >>> vocab.encode([["the", "dog"]]).ids.tolist()
+    [0, 4]
 """
 
 from __future__ import annotations
@@ -21,19 +18,13 @@ from __future__ import annotations
 import gzip
 import itertools
 import os
-from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+from collections import defaultdict
+from typing import Callable, DefaultDict, Iterable, List, NamedTuple, Sequence, Tuple
 
 import numpy as np
-import torch
-from torch import Tensor
-
-from .ngrams import SentenceStatistics, sentence_statistics
 
 #: sacrebleu tokenizers that need no download (the ``-mecab`` ones need sacrebleu's ``ja``/``ko`` extras).
 TOKENIZERS = ("13a", "none", "intl", "zh", "char", "ja-mecab", "ko-mecab")
-
-#: Padding id of the batches built here; word ids are never negative.
-PAD_ID = -1
 
 
 class InputError(ValueError):
@@ -48,12 +39,8 @@ class TokenStream(NamedTuple):
         lengths: ``(B,)`` int64 number of words of each sentence.
     """
 
-    ids: Tensor
-    lengths: Tensor
-
-    def to(self, device: torch.device) -> "TokenStream":
-        """The same stream on ``device``."""
-        return TokenStream(self.ids.to(device), self.lengths.to(device))
+    ids: np.ndarray
+    lengths: np.ndarray
 
 
 def load_tokenizer(name: str, lowercase: bool = False) -> Callable[[str], List[str]]:
@@ -75,6 +62,8 @@ def load_tokenizer(name: str, lowercase: bool = False) -> Callable[[str], List[s
         tokenizer = BLEU(tokenize=name).tokenizer
     except (ImportError, RuntimeError) as error:
         raise InputError(f"tokenizer {name!r} is not usable here: {' '.join(str(error).split())}") from None
+    if name == "none" and not lowercase:
+        return str.split  # the "none" tokenizer leaves the line as it is: its words are the whitespace-separated fields
 
     def words(line: str) -> List[str]:
         # sacrebleu lowercases, strips trailing whitespace, tokenizes, then splits on whitespace
@@ -102,7 +91,8 @@ class Vocabulary:
     """
 
     def __init__(self) -> None:
-        self._ids: Dict[str, int] = {}
+        # a missing word gets the next number: the lookups below run in C, without a Python call per word
+        self._ids: DefaultDict[str, int] = defaultdict(itertools.count().__next__)
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -110,13 +100,10 @@ class Vocabulary:
     def encode(self, sentences: Iterable[Sequence[str]]) -> TokenStream:
         """Ids of the words of every sentence, as one :class:`TokenStream`."""
         sentences = list(sentences)
-        words = list(itertools.chain.from_iterable(sentences))
-        ids = self._ids
-        unseen = [word for word in dict.fromkeys(words) if word not in ids]  # in order of first appearance
-        ids.update(zip(unseen, range(len(ids), len(ids) + len(unseen))))
-        flat = np.fromiter(map(ids.__getitem__, words), dtype=np.int64, count=len(words))
         lengths = np.fromiter(map(len, sentences), dtype=np.int64, count=len(sentences))
-        return TokenStream(torch.from_numpy(flat), torch.from_numpy(lengths))
+        words = itertools.chain.from_iterable(sentences)
+        ids = np.fromiter(map(self._ids.__getitem__, words), dtype=np.int64, count=int(lengths.sum()))
+        return TokenStream(ids, lengths)
 
 
 def decode_lines(data: bytes, encoding: str, name: str, universal_newlines: bool = False) -> List[str]:
@@ -219,82 +206,3 @@ def read_references(
         for stream, field in zip(streams, fields):
             stream.append(field)
     return [f"{files[0]} (reference {number})" for number in range(1, num_refs + 1)], streams
-
-
-def padded_rows(stream: TokenStream, rows: Tensor, width: int, offsets: Optional[Tensor] = None) -> Tensor:
-    """Sentences ``rows`` of ``stream`` as a ``(len(rows), width)`` batch padded with :data:`PAD_ID`.
-
-    Example:
-        >>> stream = TokenStream(torch.tensor([5, 6, 7, 8]), torch.tensor([3, 1]))
-        >>> padded_rows(stream, torch.tensor([1, 0]), width=3).tolist()
-        [[8, -1, -1], [5, 6, 7]]
-    """
-    if offsets is None:
-        offsets = stream.lengths.cumsum(0) - stream.lengths
-    columns = torch.arange(width, device=rows.device)
-    inside = columns < stream.lengths[rows].unsqueeze(-1)
-    positions = (offsets[rows].unsqueeze(-1) + columns).clamp(max=max(stream.ids.numel() - 1, 0))
-    words = stream.ids[positions] if stream.ids.numel() else torch.zeros_like(positions)
-    return torch.where(inside, words, PAD_ID)
-
-
-def length_sorted_batches(costs: Sequence[int], max_slots: int) -> List[List[int]]:
-    """Split sentence indices into batches of similar cost, of about ``max_slots`` padded slots each.
-
-    A sentence's cost is its width (hypothesis plus references). Batches are formed in order of increasing
-    cost and closed before their size times their largest cost exceeds ``max_slots``; a sentence costlier
-    than that gets a batch of its own.
-
-    Example:
-        >>> length_sorted_batches([5, 1, 4, 1], max_slots=8)
-        [[1, 3], [2], [0]]
-    """
-    order = sorted(range(len(costs)), key=costs.__getitem__)
-    batches: List[List[int]] = []
-    current: List[int] = []
-    for index in order:
-        # sorted by cost, so the newest sentence sets the batch width
-        if current and (len(current) + 1) * max(costs[index], 1) > max_slots:
-            batches.append(current)
-            current = []
-        current.append(index)
-    if current:
-        batches.append(current)
-    return batches
-
-
-def stream_statistics(
-    hypotheses: TokenStream, references: Sequence[TokenStream], max_order: int = 4, max_slots: int = 2**15
-) -> SentenceStatistics:
-    """Per-sentence BLEU statistics of one hypothesis stream against reference streams, in input order.
-
-    Every reference line counts as a reference, empty ones included (as in sacrebleu). Sentences are
-    counted in length-sorted batches of about ``max_slots`` padded token slots (see
-    :func:`length_sorted_batches`), on the streams' device.
-    """
-    device = hypotheses.ids.device
-    ref_lengths = torch.stack([reference.lengths for reference in references], dim=1)  # (B, R)
-    num_sentences, num_refs = ref_lengths.shape
-    hyp_lengths_list = hypotheses.lengths.tolist()
-    max_ref_list = ref_lengths.amax(1).tolist()
-    costs = [hyp + num_refs * ref for hyp, ref in zip(hyp_lengths_list, max_ref_list)]
-
-    matches = torch.zeros(num_sentences, max_order, dtype=torch.int64, device=device)
-    totals = torch.zeros_like(matches)
-    preds_len = torch.zeros(num_sentences, dtype=torch.int64, device=device)
-    target_len = torch.zeros_like(preds_len)
-    hyp_offsets = hypotheses.lengths.cumsum(0) - hypotheses.lengths
-    ref_offsets = [reference.lengths.cumsum(0) - reference.lengths for reference in references]
-    for batch in length_sorted_batches(costs, max_slots):
-        rows = torch.tensor(batch, device=device)
-        hyp_width = max(max(hyp_lengths_list[i] for i in batch), 1)
-        ref_width = max(max(max_ref_list[i] for i in batch), 1)
-        preds = padded_rows(hypotheses, rows, hyp_width, hyp_offsets)
-        target = torch.stack(
-            [padded_rows(ref, rows, ref_width, offsets) for ref, offsets in zip(references, ref_offsets)], dim=1
-        )
-        present = torch.ones(len(batch), num_refs, dtype=torch.bool, device=device)
-        stats = sentence_statistics(preds, target, max_order=max_order, ignore_ids=(PAD_ID,), ref_present=present)
-        matches[rows], totals[rows] = stats.matches, stats.totals
-        preds_len[rows], target_len[rows] = stats.preds_len, stats.target_len
-    return SentenceStatistics(matches, totals, preds_len, target_len)

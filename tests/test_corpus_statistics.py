@@ -1,0 +1,96 @@
+"""Counting whole corpora for the command line: NumPy on the host and the tensor engine give sacrebleu's integers.
+
+Random corpora of several systems and references (empty lines, repeated words, long lines included)
+are counted by :func:`host_statistics` and :func:`device_statistics` and compared, row for row, with
+the statistics sacrebleu extracts from the same text.
+"""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from torch_bleu.corpus_statistics import block_matches, device_statistics, host_statistics, length_sorted_batches
+from torch_bleu.text import Vocabulary
+
+sacrebleu = pytest.importorskip("sacrebleu")
+from sacrebleu.metrics import BLEU  # noqa: E402
+
+WORDS = ["a", "b", "c", "d", "e"]
+sentences = st.lists(st.sampled_from(WORDS), min_size=0, max_size=14).map(" ".join)
+
+
+@st.composite
+def corpora(draw):
+    size = draw(st.integers(1, 25))
+    systems = draw(st.lists(st.lists(sentences, min_size=size, max_size=size), min_size=1, max_size=5))
+    references = draw(st.lists(st.lists(sentences, min_size=size, max_size=size), min_size=1, max_size=3))
+    return systems, references
+
+
+def sacrebleu_rows(systems, references, order):
+    metric = BLEU(tokenize="none", max_ngram_order=order)
+    return [metric._extract_corpus_statistics(system, references) for system in systems]
+
+
+def encode(systems, references):
+    vocabulary = Vocabulary()
+    refs = [vocabulary.encode(line.split() for line in stream) for stream in references]
+    return [vocabulary.encode(line.split() for line in system) for system in systems], refs
+
+
+@settings(max_examples=150, deadline=None)
+@given(corpora(), st.integers(1, 6), st.sampled_from([1, 40, 2**16]))
+def test_host_and_device_statistics_are_sacrebleus(corpus, order, max_slots):
+    systems, references = corpus
+    expected = sacrebleu_rows(systems, references, order)
+    system_ids, reference_ids = encode(systems, references)
+    host = host_statistics(system_ids, reference_ids, order, max_slots=max_slots)
+    assert host.dtype == np.int64 and host.tolist() == expected
+    assert device_statistics(system_ids, reference_ids, order, "cpu", max_slots=max_slots).tolist() == expected
+
+
+def test_long_lines_and_many_repeats():
+    rng = np.random.default_rng(0)
+    references = [[" ".join(rng.choice(WORDS, size=3000)), "a " * 500, ""]]
+    systems = [[" ".join(rng.choice(WORDS, size=2500)), "a " * 700, "a"], ["b", "", ""]]
+    system_ids, reference_ids = encode(systems, references)
+    assert host_statistics(system_ids, reference_ids, 4).tolist() == sacrebleu_rows(systems, references, 4)
+
+
+def test_progress_counts_sentences():
+    system_ids, reference_ids = encode([["a b", "c", "d d"]], [["a b", "c", "d"]])
+    done = []
+    host_statistics(system_ids, reference_ids, progress=done.append, max_slots=4)
+    assert sum(done) == 3 and len(done) > 1
+    done.clear()
+    device_statistics(system_ids * 2, reference_ids, device="cpu", progress=done.append)
+    assert sum(done) == 6
+
+
+def test_ids_too_large_for_exact_keys_are_refused():
+    tokens = np.array([[[2**60, 1], [1, 2**60]]])
+    with pytest.raises(ValueError, match="exact int64 keys"):
+        block_matches(tokens, np.array([[2, 2]]), num_refs=1, max_order=2)
+
+
+def test_length_sorted_batches_cover_every_sentence_once():
+    costs = [7, 0, 3, 3, 12, 1, 1, 5]
+    batches = length_sorted_batches(costs, max_slots=8)
+    assert sorted(index for batch in batches for index in batch) == list(range(len(costs)))
+    assert all(len(batch) * max(max(costs[i] for i in batch), 1) <= 8 or len(batch) == 1 for batch in batches)
+
+
+def test_command_line_on_cpu_does_not_import_torch(tmp_path):
+    (tmp_path / "ref").write_text("the cat sat on the mat\n")
+    (tmp_path / "hyp").write_text("the cat sat on a mat\n")
+    code = (
+        "import sys; from torch_bleu.cli import main; "
+        "status = main(['ref', '-i', 'hyp', '--device', 'cpu', '-b']); "
+        "print('torch' in sys.modules); sys.exit(status)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["53.7", "False"]  # sacrebleu prints 53.7 too
