@@ -1,7 +1,7 @@
 """The ``torch-bleu`` command line prints what ``sacrebleu`` prints for the same files and options.
 
-Most cases call :func:`torch_bleu.cli.main` in this process (one PyTorch import for all of them) and
-run sacrebleu's command as a subprocess; three run ``torch-bleu`` itself as a subprocess: the console
+Most cases call :func:`torch_bleu.cli.main` in this process and run sacrebleu's command as a
+subprocess; three run ``torch-bleu`` itself as a subprocess: the console
 script on standard input, ``python -m torch_bleu`` with its exit status, and the full-size approximate
 randomization test on the 16 WMT17 systems in ``../shared/data/wmt17-en-de`` (the WMT17 tests are
 skipped when that folder is absent).
@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 
 import pytest
-import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -59,14 +58,10 @@ def run_main(capsys, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.delenv("SACREBLEU_SEED", raising=False)
     monkeypatch.delenv("SACREBLEU_FORMAT", raising=False)
-    threads = torch.get_num_threads()
 
     def run(args, cwd):
         monkeypatch.chdir(cwd)
-        try:
-            status = main(list(args))
-        finally:
-            torch.set_num_threads(threads)  # main() limits PyTorch's threads; leave other tests alone
+        status = main(list(args))
         out, err = capsys.readouterr()
         return status, out, err
 
@@ -190,6 +185,28 @@ def test_max_ngram_order_is_sacrebleus_max_ngram_order(files, run_main):
     assert out["ngram"] == "2" and "ngram:2" in out["signature"]
 
 
+TENSOR_ENGINE_CASES = [
+    ["ref_1", "-i", "hyp_a", "-f", "text"],
+    ["ref_1", "ref_2", "-i", "hyp_a", "hyp_b", "hyp_c", "--paired-bs", "-pbsn", "200", "-f", "text"],
+    ["ref_1", "-i", "hyp_a", "hyp_b", "--paired-ar", "-parn", "500", "--max-ngram-order", "3"],
+    ["ref_1", "ref_2", "-i", "hyp_b", "-sl"],
+]
+
+
+@pytest.mark.parametrize("args", TENSOR_ENGINE_CASES, ids=" ".join)
+def test_tensor_engine_on_a_device_prints_what_numpy_prints(files, run_main, args):
+    # "cpu" counts with NumPy; any other PyTorch device name ("cpu:0" too) runs the tensor engine
+    torch = pytest.importorskip("torch")
+    devices = ["cpu:0"] + (["cuda"] if torch.cuda.is_available() else [])
+    threads = torch.get_num_threads()
+    try:
+        by_numpy = run_main([*args, "--device", "cpu"], files)
+        for device in devices:
+            assert run_main([*args, "--device", device], files) == by_numpy
+    finally:
+        torch.set_num_threads(threads)  # the engine path sets PyTorch's threads; leave other tests alone
+
+
 # -------------------------------------------------------------------------------- random corpora
 
 alphabet = st.sampled_from(list("abcAB.,!?-'") + ["é", "ß", "中", "文", "&quot;"])
@@ -226,12 +243,9 @@ def test_random_corpora_score_as_sacrebleu(tmp_path_factory, corpus, tokenize, l
     args = [str(folder / f"ref{number}") for number in range(len(refs))] + ["-i", str(folder / "hyp")]
     args += ["-tok", tokenize, "-s", method, "-w", str(width), "-f", "json" if as_json else "text", "--quiet"]
     args += (["-sv", str(value)] if value is not None else []) + (["-lc"] if lowercase else [])
-    threads, printed = torch.get_num_threads(), io.StringIO()
-    try:
-        with contextlib.redirect_stdout(printed):
-            assert main(args) == 0
-    finally:
-        torch.set_num_threads(threads)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(args) == 0
     out = printed.getvalue()
 
     metric = sacrebleu.BLEU(tokenize=tokenize, lowercase=lowercase, smooth_method=method, smooth_value=value)

@@ -47,8 +47,12 @@ from .text import TokenStream
 #: Padding id of the blocks built here; word ids are never negative.
 PAD_ID = -1
 
-#: About how many token slots one block holds (sentences x rows x width).
-DEFAULT_MAX_SLOTS = 2**16
+#: About how many token slots one block holds (sentences x rows x width). NumPy's temporaries then
+#: stay small enough for the allocator to reuse their memory instead of mapping fresh pages for each
+#: (measured: 0.12 s for the 16 WMT17 systems, against 0.20 s with blocks four times larger).
+HOST_MAX_SLOTS = 2**14
+#: The same for the tensor engine, which prefers larger batches on a GPU.
+DEVICE_MAX_SLOTS = 2**16
 
 Progress = Optional[Callable[[int], None]]
 
@@ -77,9 +81,7 @@ def length_sorted_batches(costs: Sequence[int], max_slots: int) -> List[List[int
     return batches
 
 
-def padded_blocks(
-    streams: Sequence[TokenStream], max_slots: int = DEFAULT_MAX_SLOTS
-) -> Iterator[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def padded_blocks(streams: Sequence[TokenStream], max_slots: int) -> Iterator[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """The sentences of ``S`` streams as ``(rows, tokens, lengths)`` blocks of similar length.
 
     ``rows`` ``(b,)`` are sentence indices, ``tokens`` ``(b, S, L)`` their ids padded with
@@ -204,7 +206,7 @@ def host_statistics(
     systems: Sequence[TokenStream],
     references: Sequence[TokenStream],
     max_order: int = 4,
-    max_slots: int = DEFAULT_MAX_SLOTS,
+    max_slots: int = HOST_MAX_SLOTS,
     progress: Progress = None,
 ) -> np.ndarray:
     """Packed statistics ``(K, B, 2 + 2N)`` of ``K`` systems against ``R`` references, counted with NumPy.
@@ -230,7 +232,7 @@ def device_statistics(
     references: Sequence[TokenStream],
     max_order: int = 4,
     device: str = "cuda",
-    max_slots: int = DEFAULT_MAX_SLOTS,
+    max_slots: int = DEVICE_MAX_SLOTS,
     progress: Progress = None,
 ) -> np.ndarray:
     """As :func:`host_statistics`, counted by the tensor engine on PyTorch ``device``, system by system

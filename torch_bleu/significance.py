@@ -49,7 +49,7 @@ from .config import BLEUConfig
 TIE_TOLERANCE = 1e-9
 
 #: How many elements one chunk of resamples or trials may hold (rows x sentences).
-DEFAULT_CHUNK_ELEMENTS = 2**22
+DEFAULT_CHUNK_ELEMENTS = 2**18
 
 Progress = Optional[Callable[[int], None]]
 
