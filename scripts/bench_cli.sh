@@ -15,10 +15,10 @@ trap 'rm -rf "$out"' EXIT
 echo "| test | sacrebleu | torch-bleu | speed-up | largest p-value difference |"
 echo "| --- | --- | --- | --- | --- |"
 for test in "--paired-bs -pbsn 2000" "--paired-ar -parn 10000"; do
-  for tool in sacrebleu torch-bleu; do
-    extra=()
-    [[ $tool == torch-bleu ]] && extra=("$@")
-    for round in $(seq "$repeats"); do
+  for round in $(seq "$repeats"); do  # rounds interleave the two tools, so that both see the same machine load
+    for tool in sacrebleu torch-bleu; do
+      extra=()
+      [[ $tool == torch-bleu ]] && extra=("$@")
       /usr/bin/time -f "%e" -a -o "$out/$tool.times" \
         "$repo/.venv/bin/$tool" -tok none newstest2017.ref.de -i $systems $test -f json "${extra[@]}" \
         > "$out/$tool.json" 2>/dev/null

@@ -106,7 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "latex is for several systems.")
     report.add_argument("--device", default=None,
                         help="Where to count n-grams: cpu (with NumPy, without importing PyTorch) or a PyTorch "
-                        "device such as cuda or cuda:1 (default: cuda when PyTorch sees a GPU, else cpu).")
+                        "device for the tensor engine, such as cuda, cuda:1 or cpu:0 (default: cuda when "
+                        "PyTorch sees a GPU, else cpu).")
     report.add_argument("--threads", type=int, default=None,
                         help="CPU threads for PyTorch with a --device other than cpu (default: 1 unless "
                         "OMP_NUM_THREADS is set).")
