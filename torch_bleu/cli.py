@@ -10,9 +10,10 @@ one) the tensor engine counts; on the CPU NumPy counts every system at once, and
 alone takes longer than the whole count, is not imported at all.
 
 This module only parses arguments and prints; :mod:`torch_bleu.text` reads and tokenizes,
-:mod:`torch_bleu.corpus_statistics` counts, :mod:`torch_bleu.significance` resamples. The corpus-level numbers that are printed (score, precisions,
-brevity penalty) come from sacrebleu's ``BLEU.compute_bleu`` applied to our integer statistics, so they
-are bit-identical to sacrebleu's at any ``--width``.
+:mod:`torch_bleu.corpus_statistics` counts, :mod:`torch_bleu.significance` resamples. The corpus-level
+numbers that are printed (score, precisions, brevity penalty) come from sacrebleu's
+``BLEU.compute_bleu`` applied to our integer statistics, so they are bit-identical to sacrebleu's at
+any ``--width``.
 """
 
 from __future__ import annotations

@@ -16,16 +16,16 @@ to the length of the longest one.
 
 How :func:`host_statistics` groups equal n-grams, within each sentence's block of ``S = R + K`` rows:
 
-1. **Digits.** Each token becomes its dense rank ``2, 3, ...`` among the tokens of the block; past the
-   end of a row the digit is ``1`` in a reference and ``0`` in a hypothesis, so a window that runs off
-   a row never equals a real n-gram of another row.
+1. **Digits.** Each token becomes its word id plus 2; past the end of a row the digit is ``1`` in a
+   reference and ``0`` in a hypothesis, so a window that runs off a row never equals a real n-gram
+   of another row.
 2. **Keys, order by order.** The key of the order-``n`` window at a slot is the group number of its
    first ``n - 1`` tokens and the digit of its last token, with the row's source number below. One
    sort per order puts equal n-grams side by side, references first, then each hypothesis's copies
    together; the group numbers of this order make the next order's keys.
-3. **Clipping.** A hypothesis's ``j``-th copy of an n-gram (``j = 0, 1, ...``) is a match when some
-   reference holds more than ``j`` copies: its run of equal keys tells ``j``, and a running maximum
-   over the group's reference runs (which come first) tells the largest reference count.
+3. **Clipping.** In sorted order a run of equal keys is one row's copies of one n-gram, and a
+   group the runs of one n-gram, references first. A hypothesis run of ``H`` copies adds
+   ``min(H, C)`` matches, ``C`` the group's longest reference run.
 
 Example:
     >>> from torch_bleu.text import Vocabulary
@@ -81,7 +81,10 @@ def length_sorted_batches(costs: Sequence[int], max_slots: int) -> List[List[int
     return batches
 
 
-def padded_blocks(streams: Sequence[TokenStream], max_slots: int) -> Iterator[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
+Block = Tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def padded_blocks(streams: Sequence[TokenStream], max_slots: int) -> Iterator[Block]:
     """The sentences of ``S`` streams as ``(rows, tokens, lengths)`` blocks of similar length.
 
     ``rows`` ``(b,)`` are sentence indices, ``tokens`` ``(b, S, L)`` their ids padded with
