@@ -12,7 +12,6 @@ import sys
 from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple
 
-
 SACREBLEU_SMOOTHING = ("none", "floor", "add-k", "exp")
 NLTK_SMOOTHING = tuple(f"method{i}" for i in range(8))
 CONVENTIONS = ("sacrebleu", "nltk")

@@ -10,7 +10,7 @@ references. Two ways, the same integers:
   PyTorch device (a GPU), system by system.
 
 Both return sacrebleu's layout, ``(K, B, 2 + 2N)`` int64 rows ``[hyp_len, ref_len, matches...,
-totals...]`` (see :func:`~torch_bleu.significance.pack_statistics`), and both count in blocks of
+totals...]`` (:func:`~torch_bleu.significance.pack_statistics`), and both count in blocks of
 sentences of similar length (:func:`length_sorted_batches`), so that short sentences are not padded
 to the length of the longest one.
 
@@ -42,6 +42,7 @@ from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .significance import pack_statistics
 from .text import TokenStream
 
 #: Padding id of the blocks built here; word ids are never negative.
@@ -197,14 +198,6 @@ def closest_reference_length(hyp_len: np.ndarray, ref_len: np.ndarray) -> np.nda
     return np.take_along_axis(np.broadcast_to(ref_len, distance.shape), choice[..., None], axis=-1)[..., 0]
 
 
-def pack(hyp_len: np.ndarray, ref_len: np.ndarray, matches: np.ndarray) -> np.ndarray:
-    """``(K, B, 2 + 2N)`` rows ``[hyp_len, ref_len, matches..., totals...]`` from ``(K, B)``, ``(B, R)`` and
-    ``(K, B, N)``; a hypothesis of ``c`` tokens has ``max(0, c - n + 1)`` n-grams."""
-    totals = np.maximum(hyp_len[..., None] - np.arange(matches.shape[-1]), 0)
-    lengths = np.stack([hyp_len, closest_reference_length(hyp_len, ref_len)], axis=-1)
-    return np.concatenate([lengths, matches, totals], axis=-1)
-
-
 def host_statistics(
     systems: Sequence[TokenStream],
     references: Sequence[TokenStream],
@@ -227,7 +220,9 @@ def host_statistics(
             progress(len(rows))
     hyp_len = np.stack([system.lengths for system in systems])  # (K, B)
     ref_len = np.stack([reference.lengths for reference in references], axis=1)  # (B, R)
-    return pack(hyp_len, ref_len, matches[..., num_refs:].transpose(2, 0, 1))
+    totals = np.maximum(hyp_len[..., None] - np.arange(max_order), 0)  # c tokens hold max(0, c - n + 1) n-grams
+    target_len = closest_reference_length(hyp_len, ref_len)
+    return pack_statistics((matches[..., num_refs:].transpose(2, 0, 1), totals, hyp_len, target_len))
 
 
 def device_statistics(
@@ -255,15 +250,16 @@ def device_statistics(
     num_sentences = len(references[0].lengths)
     per_system = []
     for system in systems:
-        matches = torch.zeros(num_sentences, max_order, dtype=torch.int64, device=device)
+        fields = [torch.zeros(num_sentences, max_order, dtype=torch.int64, device=device) for _ in range(2)]
+        fields += [torch.zeros(num_sentences, dtype=torch.int64, device=device) for _ in range(2)]
         for rows, tokens, _ in padded_blocks([system] + list(references), max_slots):
             block = torch.from_numpy(tokens).to(device)
             present = torch.ones(block.shape[0], block.shape[1] - 1, dtype=torch.bool, device=device)
             stats = sentence_statistics(block[:, 0], block[:, 1:], max_order, (PAD_ID,), ref_present=present)
-            matches[torch.from_numpy(rows).to(device)] = stats.matches
+            rows_on_device = torch.from_numpy(rows).to(device)
+            for field, counted in zip(fields, stats):
+                field[rows_on_device] = counted
             if progress is not None:
                 progress(len(rows))
-        per_system.append(matches)
-    hyp_len = np.stack([system.lengths for system in systems])
-    ref_len = np.stack([reference.lengths for reference in references], axis=1)
-    return pack(hyp_len, ref_len, torch.stack(per_system).cpu().numpy())
+        per_system.append(fields)
+    return pack_statistics([torch.stack(field) for field in zip(*per_system)])  # one copy to the host
