@@ -5,6 +5,7 @@ resamples, so p-values must agree exactly; sacrebleu scores bootstrap resamples 
 so bootstrap means and intervals agree to float32 precision only.
 """
 
+import inspect
 import os
 from contextlib import contextmanager
 
@@ -199,3 +200,14 @@ def test_bad_arguments_are_rejected():
         paired_approximate_randomization(stats, BLEUConfig(), 10)
     with pytest.raises(ValueError, match="positive integer"):
         paired_bootstrap(stats, BLEUConfig(), 0)
+
+
+def test_both_tests_name_their_options_alike():
+    bootstrap = inspect.signature(paired_bootstrap).parameters
+    randomization = inspect.signature(paired_approximate_randomization).parameters
+    assert list(bootstrap) == list(randomization)
+    assert "n_samples" in bootstrap  # sacrebleu's name for the number of resamples or trials
+    stats = random_statistics(systems=2)
+    keyword = paired_approximate_randomization(stats, BLEUConfig(), n_samples=20, seed=3)
+    positional = paired_approximate_randomization(stats, BLEUConfig(), 20, seed=3)
+    assert np.array_equal(keyword.p_values, positional.p_values, equal_nan=True)

@@ -207,13 +207,13 @@ def bootstrap_indices(
 
 
 def randomization_swaps(
-    num_sentences: int, n_trials: int, seed: Optional[int], chunk_elements: int = DEFAULT_CHUNK_ELEMENTS
+    num_sentences: int, n_samples: int, seed: Optional[int], chunk_elements: int = DEFAULT_CHUNK_ELEMENTS
 ) -> Iterator[np.ndarray]:
     """Which sentences each trial takes from the baseline: ``(rows, B)`` bool chunks of sacrebleu's draw."""
     rng = np.random.default_rng(seed)
     step = _chunk_rows(num_sentences, chunk_elements)
-    for start in range(0, n_trials, step):
-        rows = min(step, n_trials - start)
+    for start in range(0, n_samples, step):
+        rows = min(step, n_samples - start)
         yield rng.integers(2, size=(rows, num_sentences), dtype=bool)
 
 
@@ -264,20 +264,21 @@ def paired_bootstrap(
 def paired_approximate_randomization(
     packed: np.ndarray,
     config: BLEUConfig,
-    n_trials: int = 10000,
+    n_samples: int = 10000,
     seed: Optional[int] = 12345,
     chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
     progress: Progress = None,
 ) -> PairedResult:
     """Paired approximate randomization test of systems ``1..K-1`` against system 0.
 
-    Arguments as for :func:`paired_bootstrap`, with ``n_trials`` shuffles. A trial's pseudo-systems are
-    ``a = system + swaps @ (baseline - system)`` and ``b = baseline - swaps @ (baseline - system)``, so one
+    Arguments as for :func:`paired_bootstrap`; here ``n_samples`` counts the trials, each a random shuffle
+    (sacrebleu's ``--paired-ar-n``; sacrebleu names the number of samples ``n_samples`` in both tests).
+    A trial's pseudo-systems are ``a = system + swaps @ (baseline - system)`` and ``b = baseline - swaps @ (baseline - system)``, so one
     matrix product per chunk serves every system.
     """
     packed = np.asarray(packed, dtype=np.int64)
     num_systems, num_sentences, width = packed.shape
-    _check_test(n_trials, num_systems, num_sentences, minimum_systems=2)
+    _check_test(n_samples, num_systems, num_sentences, minimum_systems=2)
     gaps = packed[:1] - packed[1:]  # (K-1, B, D): baseline minus system, per sentence
     # a trial adds a subset of the gaps, so its sums are bounded by the sum of their sizes
     dtype = exact_float_dtype(np.abs(gaps).sum(axis=1).max())
@@ -287,11 +288,11 @@ def paired_approximate_randomization(
     observed = np.abs(scores[1:] - scores[0])
 
     exceeding = np.zeros(num_systems - 1, dtype=np.int64)
-    for swaps in randomization_swaps(num_sentences, n_trials, seed, chunk_elements):
+    for swaps in randomization_swaps(num_sentences, n_samples, seed, chunk_elements):
         moved = (swaps.astype(dtype) @ gap_columns).reshape(-1, num_systems - 1, width).astype(np.float64)
         shuffled_system = packed_bleu(totals[1:] + moved, config)
         shuffled_baseline = packed_bleu(totals[:1] - moved, config)
         exceeding += count_exceeding(np.abs(shuffled_system - shuffled_baseline), observed)
         if progress is not None:
             progress(swaps.shape[0])
-    return PairedResult(scores, p_values(np.concatenate([[0], exceeding]), n_trials))
+    return PairedResult(scores, p_values(np.concatenate([[0], exceeding]), n_samples))
