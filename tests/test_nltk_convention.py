@@ -1,7 +1,7 @@
 """``convention="nltk"`` against nltk itself: ``sentence_bleu`` for method0..method7, corpus scores for 0..4.
 
-Random corpora come from hypothesis, as nltk takes them (lists of lists of ints). Where nltk returns a
-tiny number for "no match" we return 0, and where nltk raises (method6 without a trigram match, or
+Random corpora come from hypothesis, as nltk takes them (lists of lists of ints). Scores agree to a
+relative 1e-9, nltk's tiny numbers for "no match" (1e-77 ... 1e-231) included; where nltk raises (method6 without a trigram match, or
 with fewer than 3 orders) we return the value documented in ``torch_bleu.smoothing``, computed here
 from nltk's own modified precisions.
 """
@@ -22,7 +22,7 @@ from nltk.translate import bleu_score as nltk_bleu
 from torch_bleu import BLEUConfig, BLEUScore, bleu_from_statistics, corpus_bleu, sentence_bleu
 from torch_bleu.functional import batch_statistics
 
-NLTK_TINY = 1e-30  # nltk's "zero" with weights >= 0.1: exp(0.1 * log(sys.float_info.min)) = 1.8e-31
+SUBNORMAL = 2.3e-308  # below the smallest normal float, results keep too few digits for a relative test
 SETTINGS = settings(max_examples=40, deadline=None)
 
 Corpus = List[List[int]]
@@ -113,10 +113,7 @@ def nltk_corpus(refs: List[Corpus], hyps: Corpus, weights: tuple, method: str, s
 
 
 def assert_same(ours: float, theirs: float, method: str) -> None:
-    if method == "method0" and theirs < NLTK_TINY:
-        assert ours == 0.0, "nltk's tiny number for 'no match' must be exactly 0"
-    else:
-        assert math.isclose(ours, theirs, rel_tol=1e-9, abs_tol=1e-12), (ours, theirs)
+    assert math.isclose(ours, theirs, rel_tol=1e-9, abs_tol=SUBNORMAL), (method, ours, theirs)
 
 
 # --- nltk's numbers, sentence by sentence and for the corpus ------------------------------------
@@ -174,11 +171,24 @@ def test_statistics_equal_nltk_modified_precision(corpus, max_order):
 THE_CAT = [[1, 2, 3, 4, 1, 5], [6, 3, 7, 2, 4, 1, 5]]  # the cat is on the mat / there is a cat on the mat
 
 
-def test_tiny_numbers_become_exactly_zero():
-    hyp = [1] * 7  # "the the the the the the the": nltk returns 1.3e-231
-    assert 0 < nltk_sentence(THE_CAT, hyp, (0.25,) * 4, "method0", None) < 1e-200
-    assert sentence_bleu([hyp], [THE_CAT], convention="nltk").item() == 0.0
-    assert corpus_bleu([hyp], [THE_CAT], convention="nltk").item() == 0.0
+@pytest.mark.parametrize(
+    "hyp, weights, magnitude",
+    [
+        ([1] * 7, (0.25,) * 4, 1e-231),  # "the the the the the the the": three orders without a match
+        ([1, 2, 9, 2, 4, 8, 3, 4], (0.5, 0.3, 0.2), 1e-62),  # bigram matches, no trigram match
+        ([1, 2, 9, 2, 4, 8, 3, 4], (0.9, 0.05, 0.05), 1e-16),
+    ],
+)
+def test_method0_gives_nltks_tiny_numbers(hyp, weights, magnitude):
+    """nltk puts sys.float_info.min in place of a precision of 0: the score is tiny, not 0."""
+    expected = nltk_sentence(THE_CAT, hyp, weights, "method0", None)
+    assert magnitude / 100 < expected < magnitude * 100
+    for score in (sentence_bleu, corpus_bleu):
+        ours = score([hyp], [THE_CAT], convention="nltk", weights=weights).item()
+        assert math.isclose(ours, expected, rel_tol=1e-9)
+    metric = BLEUScore(convention="nltk", weights=weights)  # max_order taken from the weights, as nltk does
+    metric.update([hyp], [THE_CAT])
+    assert math.isclose(metric.compute().item(), expected, rel_tol=1e-9)
 
 
 def test_no_unigram_match_scores_zero_whatever_the_smoothing():

@@ -9,12 +9,13 @@ from __future__ import annotations
 import math
 import numbers
 import sys
-from dataclasses import dataclass
-from typing import Optional, Sequence, Tuple
+from dataclasses import dataclass, fields
+from typing import Any, Mapping, Optional, Sequence, Tuple
 
 SACREBLEU_SMOOTHING = ("none", "floor", "add-k", "exp")
 NLTK_SMOOTHING = tuple(f"method{i}" for i in range(8))
 CONVENTIONS = ("sacrebleu", "nltk")
+DEFAULT_MAX_ORDER = 4
 REF_LENGTH_RULES = ("closest", "shortest")
 
 #: Smoothing names each convention accepts (``"none"`` is nltk's ``method0`` under ``convention="nltk"``).
@@ -38,12 +39,33 @@ FIVE_GRAM_METHODS = ("method5", "method7")
 SENTENCE_ONLY_METHODS = ("method5", "method6", "method7")
 
 
+_TEXT_HINT = (
+    "torch_bleu scores token ids, which need no tokenizer or lowercasing; map text to ids first (your "
+    "tokenizer's encode), or score text files with the torch-bleu command line, which tokenizes as sacrebleu does"
+)
+
+#: Option names of other BLEU libraries, each with what to pass here instead.
+FOREIGN_OPTIONS = {
+    "n_gram": "torchmetrics' n_gram is max_order here",
+    "max_ngram_order": "sacrebleu's max_ngram_order is max_order here",
+    "smooth": "torchmetrics' smooth=True adds one to every order; the closest here is smoothing='add-k'",
+    "smooth_method": "sacrebleu's smooth_method is smoothing here ('none', 'floor', 'add-k' or 'exp')",
+    "smoothing_function": (
+        "nltk's smoothing_function=SmoothingFunction().methodN is convention='nltk', smoothing='methodN' here"
+    ),
+    "auto_reweigh": "nltk's auto_reweigh is not supported; pass the weights of the orders you want",
+    "tokenize": _TEXT_HINT,
+    "lowercase": _TEXT_HINT,
+}
+
 @dataclass(frozen=True)
 class BLEUConfig:
     """The options that define one flavour of BLEU.
 
     Args:
-        max_order: highest n-gram order ``N`` (sacrebleu's ``max_ngram_order``).
+        max_order: highest n-gram order ``N`` (sacrebleu's ``max_ngram_order``, torchmetrics' ``n_gram``).
+            ``None`` (the default) takes the number of ``weights`` when they are given, as nltk does
+            (``weights=(0.5, 0.5)`` is BLEU-2), else 4.
         weights: one non-negative weight per order; ``None`` means uniform ``1/N``. They need not sum to 1.
         smoothing: ``"none"``, ``"floor"``, ``"add-k"``, ``"exp"`` (sacrebleu), or, with
             ``convention="nltk"``, ``"method0"`` ... ``"method7"`` (nltk's ``SmoothingFunction``; there
@@ -60,6 +82,8 @@ class BLEUConfig:
     Example:
         >>> BLEUConfig(max_order=2).weights
         (0.5, 0.5)
+        >>> BLEUConfig(weights=(0.5, 0.5)).max_order
+        2
         >>> BLEUConfig(smoothing="floor").smooth_value
         0.1
         >>> BLEUConfig(convention="nltk", smoothing="method4").smooth_value
@@ -70,7 +94,7 @@ class BLEUConfig:
         ValueError: max_order must be an integer >= 1, got 0
     """
 
-    max_order: int = 4
+    max_order: Optional[int] = None
     weights: Optional[Sequence[float]] = None
     smoothing: str = "none"
     smooth_value: Optional[float] = None
@@ -80,10 +104,9 @@ class BLEUConfig:
     convention: str = "sacrebleu"
 
     def __post_init__(self) -> None:
-        if isinstance(self.max_order, bool) or not isinstance(self.max_order, numbers.Integral) or self.max_order < 1:
-            raise ValueError(f"max_order must be an integer >= 1, got {self.max_order!r}")
-        object.__setattr__(self, "max_order", int(self.max_order))
-        object.__setattr__(self, "weights", _check_weights(self.weights, self.max_order))
+        max_order = _resolve_max_order(self.max_order, self.weights)
+        object.__setattr__(self, "max_order", max_order)
+        object.__setattr__(self, "weights", _check_weights(self.weights, max_order))
         _check_choice("convention", self.convention, CONVENTIONS)
         _check_choice("ref_length", self.ref_length, REF_LENGTH_RULES)
         _check_choice("smoothing", self.smoothing, SACREBLEU_SMOOTHING + NLTK_SMOOTHING)
@@ -109,6 +132,34 @@ class BLEUConfig:
         return max(self.max_order, 5) if self.smoothing in FIVE_GRAM_METHODS else self.max_order
 
 
+def unknown_option(name: str) -> TypeError:
+    """The error for an option BLEU does not have, pointing the way when another library uses that name.
+
+    Example:
+        >>> raise unknown_option("n_gram")
+        Traceback (most recent call last):
+        ...
+        TypeError: unknown option 'n_gram': torchmetrics' n_gram is max_order here
+    """
+    hint = FOREIGN_OPTIONS.get(name)
+    if hint is None:
+        hint = "the options are " + ", ".join(field.name for field in fields(BLEUConfig))
+    return TypeError(f"unknown option {name!r}: {hint}")
+
+
+def config_from_options(options: Mapping[str, Any]) -> BLEUConfig:
+    """A :class:`BLEUConfig` from keyword arguments, naming the right option for a foreign one.
+
+    Example:
+        >>> config_from_options({"weights": (0.5, 0.5)}).max_order
+        2
+    """
+    names = {field.name for field in fields(BLEUConfig)}
+    for name in options:
+        if name not in names:
+            raise unknown_option(name)
+    return BLEUConfig(**options)
+
 def require_corpus_smoothing(config: BLEUConfig) -> None:
     """Reject nltk's ``method5``, ``method6`` and ``method7`` for corpus scores.
 
@@ -133,6 +184,19 @@ def require_corpus_smoothing(config: BLEUConfig) -> None:
 def _check_choice(name: str, value: object, choices: Tuple[str, ...]) -> None:
     if value not in choices:
         raise ValueError(f"unknown {name} {value!r}; expected one of {', '.join(map(repr, choices))}")
+
+
+def _resolve_max_order(max_order: Optional[int], weights: Optional[Sequence[float]]) -> int:
+    """``max_order`` as given, else the number of weights (nltk's rule), else 4."""
+    if max_order is None:
+        if weights is None or isinstance(weights, (str, bytes)) or not hasattr(weights, "__len__"):
+            return DEFAULT_MAX_ORDER  # bad weights are reported by _check_weights
+        if not weights:
+            raise ValueError("weights must have one entry per order, got none")
+        max_order = len(weights)
+    if isinstance(max_order, bool) or not isinstance(max_order, numbers.Integral) or max_order < 1:
+        raise ValueError(f"max_order must be an integer >= 1, got {max_order!r}")
+    return int(max_order)
 
 
 def _check_weights(weights: Optional[Sequence[float]], max_order: int) -> Tuple[float, ...]:

@@ -11,7 +11,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from .config import BLEUConfig, require_corpus_smoothing
+from .config import BLEUConfig, config_from_options, require_corpus_smoothing
 from .inputs import token_batch
 from .ngrams import SentenceStatistics, sentence_statistics
 from .score import bleu_from_statistics
@@ -77,7 +77,7 @@ def corpus_bleu(preds: Any, target: Any, **options: Any) -> Tensor:
         >>> round(corpus_bleu(hyps, refs, convention="nltk", smoothing="method1").item(), 4)
         0.743
     """
-    config = BLEUConfig(**options)
+    config = config_from_options(options)
     require_corpus_smoothing(config)
     stats = batch_statistics(preds, target, config)
     return bleu_from_statistics(
@@ -98,6 +98,6 @@ def sentence_bleu(preds: Any, target: Any, **options: Any) -> Tensor:
         >>> sentence_bleu(preds, target, smoothing="floor").tolist()
         [1.0, 0.1699...]
     """
-    config = BLEUConfig(**options)
+    config = config_from_options(options)
     stats = batch_statistics(preds, target, config)
     return bleu_from_statistics(stats.matches, stats.totals, stats.preds_len, stats.target_len, config)

@@ -37,9 +37,8 @@ def bleu_from_statistics(
 
     Rules (sacrebleu's and nltk's): no unigram match gives 0; orders with weight 0 are ignored; with
     ``effective_order`` the weights are renormalized over the orders the hypothesis has n-grams for;
-    under the nltk convention an order whose smoothed precision is 0 is left out where nltk leaves it
-    out (``method1`` with epsilon 0, ``method4`` on one-token hypotheses), and makes the score 0
-    everywhere else (where nltk returns a number below 1e-30).
+    under the nltk convention an order whose smoothed precision is 0 is left out of the mean where
+    nltk leaves it out (``method1`` with epsilon 0, ``method4`` on one-token hypotheses).
 
     Example:
         >>> stats = torch.tensor([9, 7, 5, 3]), torch.tensor([10, 8, 6, 4]), torch.tensor(11), torch.tensor(11)

@@ -9,11 +9,11 @@ the score 0. Loops run over the ``N`` orders, never over sentences.
 
 The nltk methods reproduce ``nltk.translate.bleu_score.SmoothingFunction`` (checked against nltk
 3.10) on nltk's raw per-order numerators and denominators (corpus sums of clipped matches and of
-``max(1, #n-grams)`` per sentence), with these differences, all for input where nltk's own number
-is not meaningful:
+``max(1, #n-grams)`` per sentence). ``method0`` does what nltk does where an order has no match: it
+puts the smallest normal float, ``sys.float_info.min``, in that order's place, so the score is a
+tiny positive number (about 1e-77 with one such order of four) rather than 0. One difference,
+for input where nltk gives no number at all:
 
-* ``method0``: where an order has no match, nltk substitutes ``sys.float_info.min`` and returns a
-  tiny number (1e-77 ... 1e-231); the score here is exactly 0.
 * ``method6``: nltk asserts that the trigram precision is nonzero (its message says bigram) and
   fails with fewer than 3 orders. Here the interpolation is applied as written instead: the prior of
   order ``n`` is ``p[n-1]**2 / p[n-2]``, or 0 when ``p[n-2]`` is 0. So a sentence with bigram matches
@@ -23,6 +23,7 @@ is not meaningful:
 
 from __future__ import annotations
 
+import sys
 from typing import Callable, Dict, Tuple
 
 import torch
@@ -86,15 +87,15 @@ def sacrebleu_precisions(matches: Tensor, totals: Tensor, preds_len: Tensor, con
 
 
 def nltk_method0(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLEUConfig) -> Precisions:
-    """No smoothing: an order without a match makes the score 0 (nltk: about 1e-77 ... 1e-231).
+    """No smoothing: as in nltk, an order without a match gets ``sys.float_info.min`` (about 2.2e-308).
 
     Example:
         >>> cfg = BLEUConfig(convention="nltk")
         >>> m, t = torch.tensor([5.0, 3, 1, 0]), torch.tensor([6.0, 5, 4, 3])
-        >>> [round(p, 4) for p in nltk_method0(m, t, torch.tensor(6), cfg)[0].tolist()]
-        [0.8333, 0.6, 0.25, 0.0]
+        >>> nltk_method0(m, t, torch.tensor(6), cfg)[0].tolist()
+        [0.8333333333333334, 0.6, 0.25, 2.2250738585072014e-308]
     """
-    precisions = _ratio(matches, totals)
+    precisions = torch.where(matches == 0, sys.float_info.min, _ratio(matches, totals))
     return precisions, _all_orders(precisions)
 
 
