@@ -4,6 +4,7 @@ per-row weights, and integer states that stay exact past 2**31 and 2**53."""
 from __future__ import annotations
 
 import io
+import warnings
 from typing import Dict, List, Tuple
 
 import pytest
@@ -86,8 +87,9 @@ def test_states_stay_out_of_a_models_state_dict_unless_made_persistent():
 
     model["bleu"].persistent(True)
     saved = model.state_dict()
-    assert {key for key in saved if key.startswith("bleu.")} == {f"bleu.{name}" for name in STATE_NAMES}
-    assert all(saved[f"bleu.{name}"].dtype == torch.int64 for name in STATE_NAMES)
+    saved_names = {key.removeprefix("bleu.") for key in saved if key.startswith("bleu.")}
+    assert saved_names == {*STATE_NAMES, "counted_with"}
+    assert all(saved[f"bleu.{name}"].dtype == torch.int64 for name in saved_names)
 
     restored = torch.nn.ModuleDict({"bleu": BLEUScore(ignore_ids=[PAD])})  # not persistent: loads anyway
     restored.load_state_dict(saved)
@@ -108,6 +110,82 @@ def test_load_state_dict_copies_and_checks_the_saved_states():
         BLEUScore().load_state_dict(float_states)
     with pytest.raises(ValueError, match="numerator"):
         BLEUScore(max_order=2).load_state_dict(saved)
+
+
+def test_loaded_states_compute_without_warning_and_equal_the_saved_metric():
+    saved = evaluated(random_batches(seed=12))
+    saved.persistent(True)
+    restored = BLEUScore(ignore_ids=[PAD])
+    restored.load_state_dict(saved.state_dict())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # torchmetrics warns when compute() comes before any update
+        assert restored.compute().item() == saved.compute().item()
+
+
+def test_a_checkpoint_counted_otherwise_is_refused():
+    saved = evaluated(random_batches(seed=13))
+    saved.persistent(True)
+    for other in (BLEUScore(ignore_ids=[PAD], convention="nltk"), BLEUScore(ignore_ids=[PAD, 1]), BLEUScore()):
+        with pytest.raises(ValueError, match="counted otherwise"):
+            other.load_state_dict(saved.state_dict())
+
+
+# --- the cached compute() value ------------------------------------------------------------------
+
+
+def test_merge_state_invalidates_the_cached_value():
+    small = random_batches(seed=14, count=2)
+    first, second = evaluated(small[:1], smoothing="floor"), evaluated(small[1:])
+    before = first.compute().item()
+    first.merge_state(second)
+    assert first.compute().item() == evaluated(small, smoothing="floor").compute().item() != before
+
+
+def test_merge_state_from_a_dict_invalidates_the_cached_value_and_counts_as_an_update():
+    batches = random_batches(seed=15, count=3)
+    empty = BLEUScore(ignore_ids=[PAD], smoothing="floor")
+    with pytest.warns(UserWarning, match="before the ``update``"):
+        assert empty.compute().item() == 0.0  # and cached
+    empty.merge_state({name: getattr(evaluated(batches), name) for name in STATE_NAMES})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert empty.compute().item() == evaluated(batches, smoothing="floor").compute().item() > 0
+
+
+def test_load_state_dict_invalidates_the_cached_value():
+    batches = random_batches(seed=16)
+    metric = evaluated(batches[:1], smoothing="floor")
+    metric.compute()
+    other = evaluated(batches, smoothing="floor")
+    other.persistent(True)
+    metric.load_state_dict(other.state_dict())
+    assert metric.compute().item() == other.compute().item()
+
+
+def test_forward_invalidates_the_cached_value():
+    batches = random_batches(seed=17)
+    metric = evaluated(batches[:1], smoothing="floor")
+    metric.compute()
+    metric(*batches[1])
+    assert metric.compute().item() == evaluated(batches[:2], smoothing="floor").compute().item()
+
+
+def test_sync_invalidates_the_cached_value():
+    """A manual sync() replaces the states by the sum over ranks (here a fake second rank)."""
+    batches = random_batches(seed=18, count=2)
+    metric = evaluated(batches[:1], smoothing="floor", sync_on_compute=False)  # syncing by hand
+    other_rank = evaluated(batches[1:])
+    local = metric.compute().item()
+
+    def gather(state, group=None):
+        return [state, getattr(other_rank, _name_of(metric, state))]
+
+    metric.sync(dist_sync_fn=gather, distributed_available=lambda: True)
+    assert metric.compute().item() == evaluated(batches, smoothing="floor").compute().item() != local
+
+
+def _name_of(metric: BLEUScore, state: torch.Tensor) -> str:
+    return next(name for name in metric._defaults if getattr(metric, name) is state)
 
 
 # --- merge_state and reset -----------------------------------------------------------------------
@@ -216,6 +294,49 @@ def test_metric_collection_updates_and_computes_every_variant():
     assert all(int(metric.preds_len) == 0 for metric in collection.values())
 
 
+@pytest.mark.parametrize(
+    "first_options, second_options",
+    [
+        ({"convention": "nltk", "smoothing": "method1"}, {"smoothing": "floor"}),
+        ({}, {"ref_length": "shortest"}),
+        ({}, {"ignore_ids": [PAD, 9]}),
+    ],
+    ids=["convention", "ref_length", "ignore_ids"],
+)
+def test_metric_collection_with_default_compute_groups_gives_each_metric_its_own_score(first_options, second_options):
+    # The first batch gives equal statistics under both options, so torchmetrics would group the two
+    # metrics and update only one of them; the later batches count differently.
+    first_batch = (torch.tensor([[5, 6, 7, 8]]), torch.tensor([[[5, 6, 7, 8], [5, 6, 7, 8]]]))
+    later = [
+        (torch.tensor([[5, 6, 7, 0], [9, 5, 6, 7]]), torch.tensor([[[5, 6, 7, 8], [5, 0, 0, 0]], [[9, 5, 6, 7], [5, 6, 7, 9]]])),
+        (torch.tensor([[7, 0, 0, 0]]), torch.tensor([[[7, 8, 0, 0], [7, 8, 9, 0]]])),  # fewer tokens than orders
+    ]
+    batches = [first_batch, *later]
+    options = {"first": first_options, "second": second_options}
+    collection = MetricCollection({name: BLEUScore(**{"ignore_ids": [PAD], **opts}) for name, opts in options.items()})
+    alone = {name: BLEUScore(**{"ignore_ids": [PAD], **opts}) for name, opts in options.items()}
+    for preds, target in batches:
+        collection.update(preds, target)
+        for metric in alone.values():
+            metric.update(preds, target)
+    assert len(collection.compute_groups) == 2
+    results = collection.compute()
+    for name, metric in alone.items():
+        assert results[name].item() == metric.compute().item()
+    assert results["first"].item() != results["second"].item()
+
+
+def test_metric_collection_still_shares_counting_between_metrics_that_count_alike():
+    collection = MetricCollection(
+        {"plain": BLEUScore(ignore_ids=[PAD]), "exp": BLEUScore(ignore_ids=[PAD], smoothing="exp")}
+    )
+    for preds, target in random_batches(seed=11):
+        collection.update(preds, target)
+    assert [sorted(group) for group in collection.compute_groups.values()] == [["exp", "plain"]]
+    results = collection.compute()
+    assert results["exp"].item() == evaluated(random_batches(seed=11), smoothing="exp").compute().item()
+
+
 def test_metric_collection_without_compute_groups_keeps_different_ignore_ids_apart():
     # torchmetrics groups metrics whose states are equal after the first update; BLEUScores that
     # count differently (here: ignore_ids) must then be kept apart with compute_groups=False.
@@ -257,6 +378,8 @@ def test_a_row_weight_counts_the_row_that_many_times(seed, counts):
         (torch.tensor([[1, 0]]), ValueError),
         (torch.tensor(1), ValueError),
         (torch.ones(2, dtype=torch.bool, device="meta"), ValueError),
+        (torch.tensor([1, -1]), ValueError),  # a negative count
+        (torch.tensor([-3, 2], dtype=torch.int8), ValueError),
     ],
 )
 def test_a_bad_weight_is_rejected_and_leaves_the_state_untouched(weight, error):
@@ -272,7 +395,11 @@ def test_weighted_update_runs_on_the_meta_device():
     preds = torch.empty(4, 9, dtype=torch.int64, device="meta")
     target = torch.empty(4, 3, 11, dtype=torch.int64, device="meta")
     metric.update(preds, target, weight=torch.empty(4, dtype=torch.bool, device="meta"))
+    metric.update(preds, target, weight=torch.empty(4, dtype=torch.uint8, device="meta"))
     assert metric.numerator.device.type == "meta" and metric.numerator.shape == (4,)
+    # a signed weight could be negative, and checking it off the CPU would wait for the device
+    with pytest.raises(TypeError, match="uint8"):
+        metric.update(preds, target, weight=torch.empty(4, dtype=torch.int64, device="meta"))
 
 
 # --- exactness at scale --------------------------------------------------------------------------

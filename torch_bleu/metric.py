@@ -8,7 +8,7 @@ import torch
 from torch import Tensor
 from torchmetrics import Metric
 
-from .config import BLEUConfig, require_corpus_smoothing
+from .config import CONVENTIONS, FOREIGN_OPTIONS, REF_LENGTH_RULES, BLEUConfig, require_corpus_smoothing, unknown_option
 from .functional import batch_statistics
 from .ngrams import SentenceStatistics
 from .score import bleu_from_statistics
@@ -21,7 +21,7 @@ class BLEUScore(Metric):
     synchronization; ``compute()`` scores the statistics of every update (of every rank) together.
 
     Args:
-        max_order: highest n-gram order.
+        max_order: highest n-gram order; by default the number of ``weights``, else 4.
         weights: one non-negative weight per order (default uniform).
         smoothing: ``"none"``, ``"floor"``, ``"add-k"``, ``"exp"`` (sacrebleu) or ``"method0"`` ...
             (nltk).
@@ -36,6 +36,9 @@ class BLEUScore(Metric):
     matches and hypothesis n-grams per order; ``preds_len`` and ``target_len``, the total hypothesis
     and effective reference lengths. Integer sums are exact and do not depend on how the corpus is split
     into batches or ranks, so under DDP ``compute()`` gives every rank the single-process score.
+    A fifth state, ``counted_with``, is a constant that names how the statistics are counted
+    (convention, reference-length rule, ignored ids): checkpoints and merges counted otherwise are
+    refused, and a ``MetricCollection`` never shares states between metrics that count differently.
 
     As for every torchmetrics metric, the states are left out of ``state_dict()`` by default, so adding
     the metric to a model does not change its checkpoints; call ``metric.persistent(True)`` to save an
@@ -63,10 +66,11 @@ class BLEUScore(Metric):
     denominator: Tensor
     preds_len: Tensor
     target_len: Tensor
+    counted_with: Tensor
 
     def __init__(
         self,
-        max_order: int = 4,
+        max_order: Optional[int] = None,
         weights: Optional[Sequence[float]] = None,
         smoothing: str = "none",
         smooth_value: Optional[float] = None,
@@ -76,6 +80,9 @@ class BLEUScore(Metric):
         convention: str = "sacrebleu",
         **metric_kwargs: Any,
     ) -> None:
+        for name in metric_kwargs:
+            if name in FOREIGN_OPTIONS:
+                raise unknown_option(name)
         super().__init__(**metric_kwargs)
         self.config = BLEUConfig(
             max_order=max_order,
@@ -88,10 +95,13 @@ class BLEUScore(Metric):
             convention=convention,
         )
         require_corpus_smoothing(self.config)
-        self.add_state("numerator", torch.zeros(max_order, dtype=torch.int64), dist_reduce_fx="sum")
-        self.add_state("denominator", torch.zeros(max_order, dtype=torch.int64), dist_reduce_fx="sum")
+        orders = self.config.max_order
+        self.add_state("numerator", torch.zeros(orders, dtype=torch.int64), dist_reduce_fx="sum")
+        self.add_state("denominator", torch.zeros(orders, dtype=torch.int64), dist_reduce_fx="sum")
         self.add_state("preds_len", torch.zeros((), dtype=torch.int64), dist_reduce_fx="sum")
         self.add_state("target_len", torch.zeros((), dtype=torch.int64), dist_reduce_fx="sum")
+        # equal on every rank and in every merge, so "max" keeps it as it is
+        self.add_state("counted_with", counting_fingerprint(self.config), dist_reduce_fx="max")
 
     def update(self, preds: Tensor, target: Tensor, weight: Optional[Tensor] = None) -> None:
         """Add the statistics of a padded batch: ``preds`` ``(B, Lp)``, ``target`` ``(B, Lt)`` or ``(B, R, Lt)``.
@@ -99,8 +109,9 @@ class BLEUScore(Metric):
         ``weight`` is an optional ``(B,)`` bool or integer tensor on the batch's device saying how many
         times each row counts: ``False`` (or 0) leaves a row out, e.g. a sample that ``DistributedSampler``
         repeated to give every rank the same number of batches. Rows are multiplied by their weight, not
-        selected, so this stays free of host synchronization; the values are not inspected and must be
-        non-negative.
+        selected, so this stays free of host synchronization. A negative weight is refused: on the CPU
+        its values are checked; on an accelerator, where checking would wait for the device, the weight
+        must be bool or of an unsigned dtype (``torch.uint8``), which cannot be negative.
 
         Input is validated before any state changes, so a rejected batch leaves the metric as it was.
 
@@ -138,12 +149,26 @@ class BLEUScore(Metric):
             theirs, ours = counting_options(incoming_state.config), counting_options(self.config)
             if theirs != ours:
                 raise ValueError(f"cannot merge statistics counted with {theirs} into one counted with {ours}")
+            merged_updates = incoming_state._update_count
         elif isinstance(incoming_state, dict):
-            missing = [name for name in self._defaults if name not in incoming_state]
+            missing = [name for name in STATISTICS if name not in incoming_state]
             if missing:
                 raise ValueError(f"the incoming state lacks {', '.join(missing)}")
+            incoming_state = {"counted_with": self.counted_with, **incoming_state}
             self._check_states({name: incoming_state[name] for name in self._defaults})
+            merged_updates = 1
         super().merge_state(incoming_state)
+        self._statistics_changed(merged_updates)
+
+    def _statistics_changed(self, updates: int) -> None:
+        """Forget a cached ``compute()`` value, and count states that came in other than by ``update``."""
+        self._computed = None
+        self._update_count += updates
+
+    def sync(self, *args: Any, **kwargs: Any) -> None:
+        """Gather the states of every rank (torchmetrics' ``sync``), forgetting a cached ``compute()`` value."""
+        super().sync(*args, **kwargs)
+        self._computed = None
 
     def _load_from_state_dict(
         self,
@@ -158,7 +183,8 @@ class BLEUScore(Metric):
         """Load saved statistics as int64 copies on this metric's device, checked as in :meth:`merge_state`.
 
         (torchmetrics would adopt the saved tensors themselves, so later updates would change the
-        caller's dict in place, and float states would end exactness silently.)
+        caller's dict in place, and float states would end exactness silently.) Loaded statistics count
+        as an update: ``compute()`` scores them without warning, and no cached value survives.
         """
         saved = {name: state_dict[prefix + name] for name in self._defaults if prefix + name in state_dict}
         self._check_states(saved)
@@ -167,9 +193,18 @@ class BLEUScore(Metric):
         super()._load_from_state_dict(
             state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
         )
+        if saved:
+            self._statistics_changed(1)
 
     def _check_states(self, states: Dict[str, Any]) -> None:
-        """Incoming states must be integer tensors shaped like this metric's own."""
+        """Incoming states must be integer tensors shaped like this metric's own, counted the same way."""
+        counted_with, own_counting = states.get("counted_with"), self._defaults["counted_with"]
+        if isinstance(counted_with, Tensor) and not torch.equal(counted_with.cpu(), own_counting):
+            options = ", ".join(f"{name}={value!r}" for name, value in counting_options(self.config))
+            raise ValueError(
+                f"the incoming statistics were counted otherwise: counted_with {counted_with.tolist()} is not "
+                f"{own_counting.tolist()} ({options})"
+            )
         for name, state in states.items():
             own = getattr(self, name)
             if not isinstance(state, Tensor) or not _is_integer(state):
@@ -194,6 +229,10 @@ def _is_integer(tensor: Tensor) -> bool:
     return not (tensor.is_floating_point() or tensor.is_complex() or tensor.dtype == torch.bool)
 
 
+#: The four states that hold statistics (``counted_with`` is a constant beside them).
+STATISTICS = ("numerator", "denominator", "preds_len", "target_len")
+
+
 def counting_options(config: BLEUConfig) -> Tuple[Any, ...]:
     """The options that decide the statistics, as opposed to how they are scored.
 
@@ -202,6 +241,19 @@ def counting_options(config: BLEUConfig) -> Tuple[Any, ...]:
         (('max_order', 4), ('ignore_ids', (0,)), ('ref_length', 'closest'), ('convention', 'sacrebleu'))
     """
     return tuple((name, getattr(config, name)) for name in ("max_order", "ignore_ids", "ref_length", "convention"))
+
+
+def counting_fingerprint(config: BLEUConfig) -> Tensor:
+    """The counting options as int64: convention, reference-length rule, then the ignored ids.
+
+    (``max_order`` needs no entry: it is the length of the ``numerator`` and ``denominator`` states.)
+
+    Example:
+        >>> counting_fingerprint(BLEUConfig(convention="nltk", ignore_ids=[0, 2])).tolist()
+        [1, 0, 0, 2]
+    """
+    codes = [CONVENTIONS.index(config.convention), REF_LENGTH_RULES.index(config.ref_length)]
+    return torch.tensor(codes + list(config.ignore_ids), dtype=torch.int64)
 
 
 def weighted_statistics(stats: SentenceStatistics, weight: object) -> SentenceStatistics:
@@ -222,6 +274,14 @@ def weighted_statistics(stats: SentenceStatistics, weight: object) -> SentenceSt
         raise ValueError(f"weight must have shape ({batch},), one entry per row, got {tuple(weight.shape)}")
     if weight.device != stats.preds_len.device:
         raise ValueError(f"weight is on {weight.device} but the batch is on {stats.preds_len.device}")
+    if weight.dtype.is_signed:
+        if weight.device.type != "cpu":
+            raise TypeError(
+                f"a signed {weight.dtype} weight on {weight.device} would have to be read back to check that it "
+                "is not negative; pass a bool mask or an unsigned count (weight.to(torch.uint8))"
+            )
+        if bool((weight < 0).any()):
+            raise ValueError("weight must not be negative: a row counts 0, 1 or more times")
     rows = weight.long()
     return SentenceStatistics(
         stats.matches * rows.unsqueeze(-1),
