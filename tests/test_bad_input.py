@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from torch_bleu import BLEUScore, corpus_bleu, sentence_bleu
+import numpy as np
+
+from torch_bleu import BLEUScore, corpus_bleu, sentence_bleu, sentence_statistics
 
 GOOD_PREDS = torch.tensor([[4, 5, 6, 7]])
 GOOD_TARGET = torch.tensor([[4, 5, 6, 8]])
@@ -22,6 +24,59 @@ BAD_BATCHES = [
     (GOOD_PREDS, torch.zeros(1, 1, 1, 3, dtype=torch.long), ValueError, "target must be 2-D"),
     (torch.tensor([[4, 5], [6, 7]]), GOOD_TARGET, ValueError, "batch sizes differ"),
 ]
+
+
+@pytest.mark.parametrize("preds, target, error, message", BAD_BATCHES)
+def test_sentence_statistics_checks_its_input_as_sentence_bleu_does(preds, target, error, message):
+    with pytest.raises(error, match=message):
+        sentence_statistics(preds, target)
+
+
+def test_sentence_statistics_takes_what_sentence_bleu_takes():
+    # int32 predictions against int64 ids beyond 2**31: no id is equal, so nothing matches
+    preds = torch.tensor([[1, 2, 3, 4]], dtype=torch.int32)
+    target = torch.tensor([[2**32 + 1, 2**32 + 2, 2**32 + 3, 2**32 + 4]])
+    assert sentence_statistics(preds, target).matches.tolist() == [[0, 0, 0, 0]]
+    assert sentence_bleu(preds, target, smoothing="floor").item() == 0.0
+    # a 2-D target, and ragged lists, as for sentence_bleu
+    assert sentence_statistics(GOOD_PREDS, GOOD_TARGET).matches.tolist() == [[3, 2, 1, 0]]
+    assert sentence_statistics([[4, 5, 6, 7]], [[[4, 5, 6, 8], []]]).matches.tolist() == [[3, 2, 1, 0]]
+    with pytest.raises(ValueError, match="max_order"):
+        sentence_statistics(GOOD_PREDS, GOOD_TARGET, max_order=0)
+    with pytest.raises(ValueError, match="ref_present must have shape"):
+        sentence_statistics(GOOD_PREDS, GOOD_TARGET, ref_present=torch.ones(2, 1, dtype=torch.bool))
+
+
+# --- where users go wrong: the error says what to do --------------------------------------------
+
+LOGITS = torch.randn(1, 4, 10)
+
+
+@pytest.mark.parametrize(
+    "preds, target, message",
+    [
+        (LOGITS, GOOD_TARGET, r"preds.argmax\(dim=-1\)"),
+        (LOGITS.softmax(-1), GOOD_TARGET, "argmax"),
+        ("the cat sat", [["the cat sat"]], "map text to ids"),
+        (["the cat sat"], [["the cat sat"]], "map text to ids"),
+        ([[4, 5]], [["the cat sat"]], "map text to ids"),
+        ([["the", "cat"]], [[["the", "cat"]]], "map text to ids"),  # nltk's lists of words
+        (np.array(["the cat"]), GOOD_TARGET, "map text to ids"),
+    ],
+)
+def test_common_mistakes_get_a_hint(preds, target, message):
+    for score in (corpus_bleu, sentence_bleu):
+        with pytest.raises(TypeError, match=message):
+            score(preds, target)
+
+
+def test_numpy_arrays_from_hugging_face_compute_metrics_work():
+    """Trainer hands compute_metrics NumPy arrays, with labels padded by -100."""
+    predictions = np.array([[0, 4, 5, 6, 7, 1, 0]], dtype=np.int64)  # 0 pads, 1 ends the sentence
+    labels = np.array([[4, 5, 6, 8, 1, -100, -100]])
+    expected = corpus_bleu(GOOD_PREDS, GOOD_TARGET, smoothing="floor")
+    assert corpus_bleu(predictions, labels, ignore_ids=[-100, 0, 1], smoothing="floor").item() == expected.item()
+    assert sentence_bleu([np.array([4, 5, 6, 7])], [[np.array([4, 5, 6, 8])]], smoothing="floor").item() == expected.item()
 
 
 @pytest.mark.parametrize("preds, target, error, message", BAD_BATCHES)
@@ -42,7 +97,8 @@ def test_bad_batches_are_rejected_and_statistics_kept(preds, target, error, mess
 BAD_OPTIONS = [
     ({"max_order": 0}, ValueError, "max_order"),
     ({"max_order": 2.5}, ValueError, "max_order"),
-    ({"weights": [0.5, 0.5]}, ValueError, "one entry per order"),
+    ({"weights": [0.5, 0.5], "max_order": 4}, ValueError, "one entry per order"),
+    ({"weights": []}, ValueError, "one entry per order"),
     ({"weights": [0.5, 0.5, -0.1, 0.1]}, ValueError, "non-negative"),
     ({"weights": [0, 0, 0, 0]}, ValueError, "all be zero"),
     ({"weights": "abcd"}, TypeError, "weights"),
@@ -54,6 +110,14 @@ BAD_OPTIONS = [
     ({"ignore_ids": [0.0]}, TypeError, "ignore_ids"),
     ({"ignore_ids": "0"}, TypeError, "ignore_ids"),
     ({"effective_order": "yes"}, TypeError, "effective_order"),
+    # other libraries' names for options: the error names ours
+    ({"n_gram": 2}, TypeError, "n_gram is max_order"),
+    ({"max_ngram_order": 2}, TypeError, "is max_order"),
+    ({"smooth_method": "exp"}, TypeError, "smoothing"),
+    ({"smooth": True}, TypeError, "add-k"),
+    ({"smoothing_function": None}, TypeError, "convention='nltk'"),
+    ({"tokenize": "13a"}, TypeError, "token ids"),
+    ({"lowercase": True}, TypeError, "token ids"),
 ]
 
 

@@ -216,7 +216,8 @@ def test_empty_ragged_batch_is_a_no_op():
 GOOD_HYPS, GOOD_REFS = [[4, 5, 6]], [[[4, 5, 7]]]
 
 BAD_RAGGED = [
-    (["the cat"], GOOD_REFS, TypeError, r"preds\[0\] must be a 1-D tensor or a list of int"),
+    (["the cat"], GOOD_REFS, TypeError, r"preds\[0\] is a string: torch_bleu scores token ids"),
+    ([{4, 5}], GOOD_REFS, TypeError, r"preds\[0\] must be a 1-D tensor or a list of int"),
     ([[4.0, 5.0]], GOOD_REFS, TypeError, "token ids must be ints, got float"),
     ([[True, 5]], GOOD_REFS, TypeError, "got bool"),
     ([["4", "5"]], GOOD_REFS, TypeError, "got str"),
@@ -225,9 +226,11 @@ BAD_RAGGED = [
     ([torch.tensor([[4, 5]])], GOOD_REFS, ValueError, r"preds\[0\] must be 1-D"),
     ([torch.tensor([4.0])], GOOD_REFS, TypeError, "integer token ids"),
     (GOOD_HYPS, [[4, 5, 7]], TypeError, "wrap a single reference"),
-    (GOOD_HYPS, [[[4, 5], "ref"]], TypeError, r"target\[0\]\[1\] must be"),
+    (GOOD_HYPS, [[[4, 5], "ref"]], TypeError, r"target\[0\] holds strings"),
+    (GOOD_HYPS, [[[4, 5], {6}]], TypeError, r"target\[0\]\[1\] must be"),
     (GOOD_HYPS, [[[4, 5.5]]], TypeError, "got float"),
-    (GOOD_HYPS, ["4 5 7"], TypeError, r"target\[0\] must be a list of references"),
+    (GOOD_HYPS, ["4 5 7"], TypeError, r"target\[0\] is a string"),
+    (GOOD_HYPS, [{4, 5, 7}], TypeError, r"target\[0\] must be a list of references"),
     (GOOD_HYPS, [[[4]], [[5]]], ValueError, "batch sizes differ"),
     (GOOD_HYPS, {"refs": 1}, TypeError, "target must be a tensor of token ids or a list"),
     ([torch.tensor([4, 5])], [[torch.empty(2, dtype=torch.int64, device="meta")]], ValueError, "different devices"),

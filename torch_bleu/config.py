@@ -39,9 +39,10 @@ FIVE_GRAM_METHODS = ("method5", "method7")
 SENTENCE_ONLY_METHODS = ("method5", "method6", "method7")
 
 
-_TEXT_HINT = (
-    "torch_bleu scores token ids, which need no tokenizer or lowercasing; map text to ids first (your "
-    "tokenizer's encode), or score text files with the torch-bleu command line, which tokenizes as sacrebleu does"
+#: What to do with text, for errors about options or input that only text has.
+TEXT_HINT = (
+    "torch_bleu scores token ids; map text to ids with your tokenizer first, or score text files with the "
+    "torch-bleu command line, which tokenizes as sacrebleu does"
 )
 
 #: Option names of other BLEU libraries, each with what to pass here instead.
@@ -54,8 +55,8 @@ FOREIGN_OPTIONS = {
         "nltk's smoothing_function=SmoothingFunction().methodN is convention='nltk', smoothing='methodN' here"
     ),
     "auto_reweigh": "nltk's auto_reweigh is not supported; pass the weights of the orders you want",
-    "tokenize": _TEXT_HINT,
-    "lowercase": _TEXT_HINT,
+    "tokenize": TEXT_HINT,
+    "lowercase": TEXT_HINT,
 }
 
 @dataclass(frozen=True)

@@ -13,12 +13,12 @@ from torch import Tensor
 
 from .config import BLEUConfig, config_from_options, require_corpus_smoothing
 from .inputs import token_batch
-from .ngrams import SentenceStatistics, sentence_statistics
+from .ngrams import SentenceStatistics, count_statistics
 from .score import bleu_from_statistics
 
 
 def batch_statistics(preds: Any, target: Any, config: BLEUConfig) -> SentenceStatistics:
-    """Validate a batch and count its per-sentence sufficient statistics (see :func:`sentence_statistics`).
+    """Validate a batch and count its per-sentence sufficient statistics (see :func:`~torch_bleu.sentence_statistics`).
 
     ``preds`` and ``target`` are padded tensors or ragged sequences (see :func:`~torch_bleu.inputs.token_batch`).
     The statistics cover ``config.statistics_order`` orders (5 at least for nltk's ``method5`` and
@@ -30,19 +30,7 @@ def batch_statistics(preds: Any, target: Any, config: BLEUConfig) -> SentenceSta
         >>> stats.matches.tolist(), stats.totals.tolist()
         ([[2, 1, 0, 0]], [[3, 2, 1, 0]])
     """
-    batch = token_batch(preds, target, config.ignore_ids)
-    ignore_ids = config.ignore_ids
-    if batch.pad_id is not None and batch.pad_id not in ignore_ids:
-        ignore_ids = ignore_ids + (batch.pad_id,)
-    return sentence_statistics(
-        batch.preds,
-        batch.target,
-        max_order=config.statistics_order,
-        ignore_ids=ignore_ids,
-        ref_length=config.ref_length,
-        convention=config.convention,
-        ref_present=batch.ref_present,
-    )
+    return count_statistics(token_batch(preds, target, config.ignore_ids), config)
 
 
 def corpus_bleu(preds: Any, target: Any, **options: Any) -> Tensor:

@@ -3,7 +3,8 @@
 Two layouts are accepted, and both end up as padded int64 tensors for the engine:
 
 * **padded tensors**: ``preds`` ``(B, Lp)`` and ``target`` ``(B, Lt)`` or ``(B, R, Lt)``. They are
-  checked from shapes and dtypes only, so validation never synchronizes with the device.
+  checked from shapes and dtypes only, so validation never synchronizes with the device. NumPy
+  integer arrays (what Hugging Face's ``compute_metrics`` receives) are taken as CPU tensors.
 * **ragged sequences**, as nltk takes them: ``preds`` a list of 1-D tensors or of lists of ints;
   ``target`` a list with, per hypothesis, either one 1-D tensor (its only reference) or a list of
   references (1-D tensors or lists of ints), as many as it has. Here an empty reference is a real
@@ -22,8 +23,11 @@ import math
 import numbers
 from typing import List, NamedTuple, Optional, Sequence, Tuple, Union
 
+import numpy as np
 import torch
 from torch import Tensor
+
+from .config import TEXT_HINT
 
 #: The id that pads ragged input when ``ignore_ids`` is empty (the smallest int64).
 RAGGED_PAD_ID = -(2**63)
@@ -53,10 +57,24 @@ LAYOUTS = {
 }
 
 
+def _as_tensor(value: object, name: str) -> object:
+    """A NumPy array (as Hugging Face's ``compute_metrics`` gets them) as a tensor sharing its memory."""
+    if not isinstance(value, np.ndarray):
+        return value
+    if value.dtype.kind in "OUS":
+        raise TypeError(f"{name} is an array of {value.dtype}, not of token ids: {TEXT_HINT}")
+    return torch.from_numpy(value)
+
+
 def _check_id_tensor(value: object, name: str, role: str) -> Tensor:
     if not isinstance(value, Tensor):
         raise TypeError(f"{name} must be a tensor of integer token ids, got {type(value).__name__}")
-    if value.dtype == torch.bool or value.is_floating_point() or value.is_complex():
+    if value.is_floating_point():
+        raise TypeError(
+            f"{name} must hold integer token ids, got dtype {value.dtype}; if these are logits or probabilities "
+            f"over the vocabulary, pass their ids: {name.split('[')[0]}.argmax(dim=-1)"
+        )
+    if value.dtype == torch.bool or value.is_complex():
         raise TypeError(f"{name} must hold integer token ids, got dtype {value.dtype}")
     dims, description = LAYOUTS[role]
     if value.dim() not in dims:
@@ -70,6 +88,9 @@ def _is_sequence(value: object) -> bool:
 
 def _check_sequence(value: object, name: str) -> TokenIds:
     """One ragged row: a 1-D integer tensor, or a list or tuple (of ints, checked later in bulk)."""
+    value = _as_tensor(value, name)
+    if isinstance(value, str):
+        raise TypeError(f"{name} is a string: {TEXT_HINT}")
     if isinstance(value, Tensor):
         return _check_id_tensor(value, name, "row")
     if _is_sequence(value):
@@ -79,9 +100,10 @@ def _check_sequence(value: object, name: str) -> TokenIds:
 
 def _ragged_preds(preds: object) -> List[TokenIds]:
     if not _is_sequence(preds):
+        hint = f": {TEXT_HINT}" if isinstance(preds, str) else ""
         raise TypeError(
             "preds must be a (batch, length) tensor of token ids or a list of sequences of ids, "
-            f"got {type(preds).__name__}"
+            f"got {type(preds).__name__}{hint}"
         )
     return [_check_sequence(row, f"preds[{index}]") for index, row in enumerate(preds)]
 
@@ -96,6 +118,9 @@ def _ragged_target(target: object) -> List[List[TokenIds]]:
     references = []
     for index, entry in enumerate(target):
         name = f"target[{index}]"
+        entry = _as_tensor(entry, name)
+        if isinstance(entry, str):
+            raise TypeError(f"{name} is a string: {TEXT_HINT}")
         if isinstance(entry, Tensor):
             references.append([_check_id_tensor(entry, name, "row")])
             continue
@@ -103,7 +128,9 @@ def _ragged_target(target: object) -> List[List[TokenIds]]:
             raise TypeError(f"{name} must be a list of references or a 1-D tensor, got {type(entry).__name__}")
         if not entry:
             raise ValueError(f"{name} has no reference; every hypothesis needs at least one (it may be empty: [[]])")
-        if not any(isinstance(ref, Tensor) or _is_sequence(ref) for ref in entry):
+        if any(isinstance(ref, str) for ref in entry):
+            raise TypeError(f"{name} holds strings: {TEXT_HINT}")
+        if not any(isinstance(ref, (Tensor, np.ndarray)) or _is_sequence(ref) for ref in entry):
             raise TypeError(
                 f"{name} is a flat sequence of {type(entry[0]).__name__}; each entry of target is a list of "
                 f"references, so wrap a single reference: [[1, 2, 3]], or pass it as a 1-D tensor"
@@ -122,6 +149,8 @@ def _common_device(*groups: Sequence[object]) -> torch.device:
 def _ints_to_tensor(values: List[object], device: torch.device) -> Tensor:
     """One int64 tensor from a flat list of Python (or numpy) ints, rejecting bools, floats and the like."""
     for kind in set(map(type, values)):
+        if issubclass(kind, str):
+            raise TypeError(f"token ids must be ints, got str (words?): {TEXT_HINT}")
         if kind is bool or not issubclass(kind, numbers.Integral):
             raise TypeError(f"token ids must be ints, got {kind.__name__}")
     try:
@@ -212,11 +241,12 @@ def token_batch(preds: object, target: object, ignore_ids: Sequence[int] = ()) -
         >>> batch = token_batch([[1, 2, 3], [4]], [[[1, 2], []], [[4, 5, 6]]], ignore_ids=[0])
         >>> batch.preds.tolist(), batch.ref_present.tolist()
         ([[1, 2, 3], [4, 0, 0]], [[True, True], [True, False]])
-        >>> token_batch(torch.tensor([[1.0]]), torch.tensor([[1]]))
+        >>> token_batch(torch.tensor([[1.0]]), torch.tensor([[1]]))  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        TypeError: preds must hold integer token ids, got dtype torch.float32
+        TypeError: preds must hold integer token ids, got dtype torch.float32; if these are logits ...
     """
+    preds, target = _as_tensor(preds, "preds"), _as_tensor(target, "target")
     if isinstance(preds, Tensor) and isinstance(target, Tensor):
         return _padded_tensors(preds, target)
     pred_rows = None if isinstance(preds, Tensor) else _ragged_preds(preds)
