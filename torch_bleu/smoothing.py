@@ -91,7 +91,7 @@ def nltk_method0(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLE
 
     Example:
         >>> cfg = BLEUConfig(convention="nltk")
-        >>> m, t = torch.tensor([5.0, 3, 1, 0]), torch.tensor([6.0, 5, 4, 3])
+        >>> m, t = torch.tensor([5.0, 3, 1, 0], dtype=torch.float64), torch.tensor([6.0, 5, 4, 3], dtype=torch.float64)
         >>> nltk_method0(m, t, torch.tensor(6), cfg)[0].tolist()
         [0.8333333333333334, 0.6, 0.25, 2.2250738585072014e-308]
     """
