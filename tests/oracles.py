@@ -9,7 +9,7 @@ from sacrebleu.metrics import BLEU
 
 
 def strip_row(row: torch.Tensor, ignore_ids: Sequence[int]) -> List[int]:
-    """The seed's list filter: drop ignored ids wherever they are."""
+    """The usual list filter of an nltk loop: drop ignored ids wherever they are."""
     return [token for token in row.tolist() if token not in ignore_ids]
 
 

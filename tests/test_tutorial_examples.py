@@ -1,7 +1,7 @@
-"""The worked examples of the seed articles (``../shared/seeds/``), as tests.
+"""The worked examples of five BLEU tutorials (in Chinese, English and Spanish), as tests.
 
-The examples are restated here, so these tests need no shared data; the seed each comes from is
-named in the test.
+Each example is restated here, so these tests need no data; the tutorial it comes from is named in
+the section heading.
 """
 
 from __future__ import annotations
@@ -34,15 +34,15 @@ def precisions(hyps, refs, **options) -> List[float]:
     return (stats.matches.sum(0) / stats.totals.sum(0)).tolist()
 
 
-# --- seed 000: nltk's corpus_bleu explained ------------------------------------------------------
+# --- a tutorial on nltk's corpus_bleu and the usual evaluate_bleu loop ------------------------------------------------------
 
 
-def test_seed_000_cat_on_the_mat_scores_0_6756():
+def test_nltk_tutorial_cat_on_the_mat_scores_0_6756():
     words = Vocabulary()
     hypothesis = words("the cat is on the mat".split())
     texts = ("the cat is on mat", "there is a cat on the mat", "a cat being on the mat")
     references = [words(text.split()) for text in texts]
-    expected = 0.6756000774035172  # sentence_bleu(references, hypothesis), as the seed prints it
+    expected = 0.6756000774035172  # sentence_bleu(references, hypothesis), as the tutorial prints it
     assert precisions([hypothesis], [references], convention="nltk") == pytest.approx([5 / 6, 5 / 5, 3 / 4, 1 / 3])
     for convention in ("nltk", "sacrebleu"):
         ours = sentence_bleu([hypothesis], [references], convention=convention).item()
@@ -50,7 +50,7 @@ def test_seed_000_cat_on_the_mat_scores_0_6756():
     assert nltk_sentence_bleu(references, hypothesis) == pytest.approx(expected, rel=1e-12)
 
 
-def test_seed_000_brevity_penalty_takes_the_closest_reference():
+def test_nltk_tutorial_brevity_penalty_takes_the_closest_reference():
     a = 7
     # references of 13 and 2 tokens against 12: the closest is 13, BP = exp(1 - 13/12) = 0.9200
     score = corpus_bleu([[a] * 12], [[[a] * 13, [a] * 2]], convention="nltk").item()
@@ -61,30 +61,30 @@ def test_seed_000_brevity_penalty_takes_the_closest_reference():
         assert corpus_bleu([[a] * 12], [references], convention="nltk").item() == 1.0
 
 
-# --- seed 001: the D2L bleu, weights 1/2**n -------------------------------------------------------
+# --- Dive into Deep Learning's bleu, weights 1/2**n -------------------------------------------------------
 
 D2L_WEIGHTS = [0.5**n for n in range(1, 5)]
 
 
-def test_seed_001_precisions_of_a_b_b_c_d():
+def test_d2l_precisions_of_a_b_b_c_d():
     words = Vocabulary()
     pred, label = words("A B B C D".split()), words("A B C D E F".split())
     assert precisions([pred], [[label]]) == pytest.approx([4 / 5, 3 / 4, 1 / 3, 0])
-    # p4 = 0, so the product p_n ** (1/2**n) is 0, as the seed's code computes too
+    # p4 = 0, so the product p_n ** (1/2**n) is 0, as D2L's code computes too
     assert sentence_bleu([pred], [[label]], weights=D2L_WEIGHTS).item() == 0.0
 
 
-def test_seed_001_brevity_with_k_2_is_e_to_the_minus_2():
+def test_d2l_brevity_with_k_2_is_e_to_the_minus_2():
     words = Vocabulary()
     pred, label = words("A B".split()), words("A B C D E F".split())
     score = corpus_bleu([pred], [[label]], max_order=2, weights=D2L_WEIGHTS[:2]).item()
-    assert score == pytest.approx(math.exp(1 - 6 / 2), rel=1e-12)  # p1 = p2 = 1; the seed rounds to 0.14
+    assert score == pytest.approx(math.exp(1 - 6 / 2), rel=1e-12)  # p1 = p2 = 1; D2L rounds to 0.14
 
 
-# --- seed 002: the basketball example -------------------------------------------------------------
+# --- a tutorial's basketball example -------------------------------------------------------------
 
 
-def test_seed_002_basketball_scores_0_4238():
+def test_basketball_example_scores_0_4238():
     words = Vocabulary()
     candidate = words("Going to play basketball this afternoon ?".split())
     reference = words("Going to play basketball in the afternoon ?".split())
@@ -96,10 +96,10 @@ def test_seed_002_basketball_scores_0_4238():
         assert round(score, 4) == 0.4238
 
 
-# --- seed 003: nltk's method1 ---------------------------------------------------------------------
+# --- a tutorial on nltk's method1 ---------------------------------------------------------------------
 
 
-def test_seed_003_method1_on_the_cat_sat_on_the_mat():
+def test_method1_tutorial_on_the_cat_sat_on_the_mat():
     words = Vocabulary()
     reference = [words("The cat is on the mat".split())]
     candidate = words("The cat sat on the mat".split())
@@ -115,10 +115,10 @@ def test_seed_003_method1_on_the_cat_sat_on_the_mat():
     assert corpus_bleu([candidate], [reference], smoothing="floor").item() == pytest.approx(expected, rel=1e-12)
 
 
-# --- seed 004: the standard-library implementation --------------------------------------------------
+# --- a tutorial's standard-library implementation --------------------------------------------------
 
 
-def test_seed_004_computes_0_not_the_0_638_its_text_prints():
+def test_standard_library_tutorial_computes_0_not_the_0_638_its_text_prints():
     """The article prints ``BLEU = 0.638``, but its code returns 0.0: no 4-gram of the candidate is in
     a reference, and the code returns 0 when any precision is 0. sacrebleu's convention gives 0.0 too;
     nltk's gives its tiny "no match" number, which prints as 0.000 as well."""
@@ -132,8 +132,8 @@ def test_seed_004_computes_0_not_the_0_638_its_text_prints():
     assert f"BLEU = {sentence_bleu([candidate], [references], convention='nltk').item():.3f}" == "BLEU = 0.000"
 
 
-def test_seeds_evaluate_bleu_flow_on_padded_ids():
-    """Seed 000's ``evaluate_bleu``: strip PAD/BOS/EOS from id lists, then nltk's ``corpus_bleu``."""
+def test_the_usual_evaluate_bleu_loop_on_padded_ids():
+    """The usual ``evaluate_bleu`` loop: strip PAD/BOS/EOS from id lists, then nltk's ``corpus_bleu``."""
     pad, bos, eos = 0, 1, 2
     preds = torch.tensor([[bos, 5, 6, 7, 8, 9, eos, pad], [bos, 5, 6, eos, pad, pad, pad, pad]])
     target = torch.tensor([[bos, 5, 6, 7, 8, 10, eos], [bos, 5, 6, 7, eos, pad, pad]])
