@@ -5,6 +5,9 @@ Run it with one process per GPU (NCCL); without a GPU for every process it runs 
     torchrun --nproc_per_node=2 examples/ddp_evaluate.py
     torchrun --nproc_per_node=2 examples/ddp_evaluate.py --hyp system.de --ref reference.de
 
+Started without torchrun (``python examples/ddp_evaluate.py``), it runs as a single process: it
+sets up a process group of one itself and prints the same score.
+
 Each rank scores the batches its ``DistributedSampler`` hands it. ``compute()`` sums the integer
 statistics of every rank, so each rank gets exactly the single-process corpus BLEU; rank 0 prints it.
 
@@ -22,6 +25,8 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import socket
+import sys
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import torch
@@ -32,6 +37,8 @@ from torch.utils.data import DataLoader, DistributedSampler
 from torch_bleu import BLEUScore
 
 PAD = 0
+QUICK_SENTENCES = 101  # odd, so that two ranks still need a repeated sample
+LAUNCH_HINT = "torchrun --nproc_per_node=2 examples/ddp_evaluate.py"
 Sample = Tuple[List[int], List[List[int]]]  # hypothesis ids, one id list per reference
 
 
@@ -115,31 +122,75 @@ def describe(metric: BLEUScore, score: Tensor) -> str:
     )
 
 
-def main(argv: Optional[Sequence[str]] = None) -> None:
+def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
+    """The command line; ``--device`` defaults to what this machine can give every process."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--hyp", help="hypothesis file, one sentence per line (default: a toy corpus)")
     parser.add_argument("--ref", action="append", default=[], help="reference file; repeat for several")
     parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--device", choices=["cpu", "cuda"],
+                        help="cuda: one GPU per process and NCCL; cpu: gloo (default: cuda when there is a GPU "
+                        "for every process, else cpu)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the toy corpus")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="CPU threads for torch per process (scoring needs little, and the processes "
+                        "share the machine)")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"a smoke run of a few seconds: the first {QUICK_SENTENCES} sentences only")
     args = parser.parse_args(argv)
     if bool(args.hyp) != bool(args.ref):
         parser.error("--hyp and --ref go together")
+    local_processes = int(os.environ.get("LOCAL_WORLD_SIZE", 1))
+    if args.device is None:
+        args.device = "cuda" if torch.cuda.device_count() >= local_processes else "cpu"
+    elif args.device == "cuda" and torch.cuda.device_count() < local_processes:
+        parser.error(f"--device cuda needs one GPU per process ({local_processes} on this machine), "
+                     f"and PyTorch sees {torch.cuda.device_count()}")
+    return args
 
-    # NCCL with one GPU per process when there are enough GPUs, else gloo on CPU
-    use_cuda = torch.cuda.device_count() >= int(os.environ.get("LOCAL_WORLD_SIZE", 1))
-    dist.init_process_group("nccl" if use_cuda else "gloo")
-    if use_cuda:
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def init_process_group(backend: str) -> None:
+    """Join torchrun's process group, or set up a group of one when started without torchrun.
+
+    torchrun tells every process its ``RANK`` and ``WORLD_SIZE`` in the environment; without them this
+    process is rank 0 of 1, meeting itself on a free local port.
+    """
+    if "RANK" in os.environ or "WORLD_SIZE" in os.environ:
+        dist.init_process_group(backend)
+        return
+    print(f"not started by torchrun, so running as a single process; for several, run: {LAUNCH_HINT}",
+          file=sys.stderr)
+    dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{free_port()}", rank=0, world_size=1)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    """Score the corpus on every rank; rank 0 prints the corpus BLEU of all ranks together."""
+    args = parse_args(argv)
+    torch.set_num_threads(args.threads)
+    init_process_group("nccl" if args.device == "cuda" else "gloo")
+    if args.device == "cuda":
         device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", 0)))
         torch.cuda.set_device(device)
     else:
         device = torch.device("cpu")
     try:
-        corpus = read_corpus(args.hyp, args.ref) if args.hyp else toy_corpus()
+        corpus = read_corpus(args.hyp, args.ref) if args.hyp else toy_corpus(seed=args.seed)
+        if args.quick:
+            corpus = corpus[:QUICK_SENTENCES]
         metric = evaluate(corpus, args.batch_size, device)
         score = metric.compute()  # every rank calls it: it sums the statistics of all ranks
         with metric.sync_context():  # inside, the states are the sums too (also a collective call)
             summary = describe(metric, score)
         if dist.get_rank() == 0:
-            print(f"{summary}  ({len(corpus)} sentences on {dist.get_world_size()} ranks, {dist.get_backend()})")
+            ranks = f"{dist.get_world_size()} rank{'s' if dist.get_world_size() > 1 else ''}"
+            print(f"{summary}  ({len(corpus)} sentences on {ranks}, {dist.get_backend()})")
     finally:
         dist.destroy_process_group()
 

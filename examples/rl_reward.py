@@ -14,7 +14,7 @@ lists and calls nltk's ``sentence_bleu`` twice per sentence. This script first p
 the digits-to-words Transformer of ``seq2seq_validation.py`` briefly with teacher forcing, then runs
 SCST steps, computing every reward both ways: it checks that they agree and prints what each costs.
 
-Run:  python examples/rl_reward.py [--steps 60] [--device cpu|cuda] [--seed 0] [--quick]
+Run:  python examples/rl_reward.py [--steps 60] [--device cpu|cuda] [--seed 0] [--threads 1] [--quick]
 """
 
 from __future__ import annotations
@@ -51,9 +51,11 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser.add_argument("--pretrain-steps", type=int, default=500, help="teacher-forced steps before SCST")
     parser.add_argument("--batch-size", type=int, default=128)
     parser.add_argument("--scst-lr", type=float, default=3e-4, help="learning rate of the SCST steps")
-    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=1, help="CPU threads for torch (one suits this small model)")
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu",
+                        help="torch device (default: cuda when PyTorch sees a GPU, else cpu)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the data, the model and the sampling")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="CPU threads for torch (one suits a model this small, above all on a busy machine)")
     parser.add_argument("--log-every", type=int, default=20, help="print every this many SCST steps")
     parser.add_argument("--quick", action="store_true", help="a smoke run of a few seconds")
     if parser.parse_args(argv).quick:  # smaller defaults; options given explicitly still win

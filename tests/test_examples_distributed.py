@@ -1,4 +1,4 @@
-"""The DDP and Lightning examples, run the way their docstrings say."""
+"""The DDP and Lightning examples, run the way their docstrings say (the DDP one also without torchrun)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import List, Sequence
+from typing import Dict, List, Sequence
 
 import pytest
 import torch
@@ -59,6 +59,16 @@ def assert_summary(summary: re.Match, counts: Sequence[int], totals: Sequence[in
 needs_gloo = pytest.mark.skipif(not dist.is_available() or not dist.is_gloo_available(), reason="needs gloo")
 
 
+def toy_reference(corpus: Sequence) -> "sacrebleu.BLEUScore":
+    """sacrebleu's corpus BLEU of the DDP example's toy corpus, its ids joined as words."""
+    return sacrebleu.corpus_bleu(
+        [" ".join(map(str, hyp)) for hyp, _ in corpus],
+        [[" ".join(map(str, refs[0])) for _, refs in corpus]],
+        tokenize="none",
+        smooth_method="none",
+    )
+
+
 @needs_gloo
 def test_ddp_example_prints_the_single_process_score_once(monkeypatch):
     example = load_example("ddp_evaluate", monkeypatch)
@@ -66,17 +76,56 @@ def test_ddp_example_prints_the_single_process_score_once(monkeypatch):
     assert len(corpus) % 2 == 1  # so DistributedSampler repeats a sample, which must not count
     single = BLEUScore(ignore_ids=[example.PAD])
     single.update(*example.pad_batch(corpus))
-    reference = sacrebleu.corpus_bleu(
-        [" ".join(map(str, hyp)) for hyp, _ in corpus],
-        [[" ".join(map(str, refs[0])) for _, refs in corpus]],
-        tokenize="none",
-        smooth_method="none",
-    )
+    reference = toy_reference(corpus)
     assert single.numerator.tolist() == reference.counts
     assert single.compute().item() == pytest.approx(reference.score / 100, abs=1e-9)
 
     (summary,) = torchrun(2)
     assert_summary(summary, reference.counts, reference.totals, reference.sys_len, reference.ref_len, reference.score)
+
+
+def without_torchrun_variables() -> Dict[str, str]:
+    """This process's environment less what torchrun would have set, with one OpenMP thread."""
+    launched = {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"}
+    return {**{k: v for k, v in os.environ.items() if k not in launched}, "OMP_NUM_THREADS": "1"}
+
+
+@needs_gloo
+def test_ddp_example_runs_as_one_process_without_torchrun(monkeypatch):
+    example = load_example("ddp_evaluate", monkeypatch)
+    reference = toy_reference(example.toy_corpus())
+    completed = subprocess.run(
+        [sys.executable, str(EXAMPLES / "ddp_evaluate.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env=without_torchrun_variables(),
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    (summary,) = [match for match in map(SUMMARY.match, completed.stdout.splitlines()) if match]
+    assert_summary(summary, reference.counts, reference.totals, reference.sys_len, reference.ref_len, reference.score)
+    assert "501 sentences on 1 rank, gloo" in completed.stdout
+    (hint,) = [line for line in completed.stderr.splitlines() if "single process" in line]
+    assert "torchrun --nproc_per_node=2 examples/ddp_evaluate.py" in hint
+
+
+@needs_gloo
+def test_ddp_example_quick_scores_the_first_sentences(monkeypatch, capsys):
+    example = load_example("ddp_evaluate", monkeypatch)
+    for name in ("RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE"):
+        monkeypatch.delenv(name, raising=False)
+    threads = torch.get_num_threads()
+    try:
+        example.main(["--quick", "--device", "cpu", "--seed", "3", "--batch-size", "16"])
+    finally:
+        torch.set_num_threads(threads)  # the example sets one thread (--threads)
+    assert not dist.is_initialized()
+    reference = toy_reference(example.toy_corpus(seed=3)[: example.QUICK_SENTENCES])
+    captured = capsys.readouterr()
+    (summary,) = [match for match in map(SUMMARY.match, captured.out.splitlines()) if match]
+    assert_summary(summary, reference.counts, reference.totals, reference.sys_len, reference.ref_len, reference.score)
+    assert "single process" in captured.err
 
 
 @needs_gloo
@@ -103,7 +152,7 @@ def test_lightning_example_logs_the_validation_epochs_corpus_bleu(monkeypatch):
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # a tiny model: one thread is fastest, and far faster on a busy machine
     try:
-        trainer, module, valid_loader = example.train(fast=True)
+        trainer, module, valid_loader = example.train(quick=True, device="cpu")
     finally:
         torch.set_num_threads(threads)
     logged = trainer.callback_metrics["val_bleu"].item()
