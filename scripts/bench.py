@@ -4,7 +4,7 @@ A validation loop holds padded ``(B, L)`` id tensors (PAD, BOS and EOS included)
 starts from exactly those tensors and ends with BLEU; whatever conversion it needs (``.tolist()``,
 dropping special ids, joining ids into strings) is timed as part of it:
 
-* ``nltk``: the seed's ``evaluate_bleu`` flow: ``tolist``, filter PAD/BOS/EOS, ``corpus_bleu``;
+* ``nltk``: the usual ``evaluate_bleu`` loop: ``tolist``, filter PAD/BOS/EOS, ``corpus_bleu``;
 * ``sacrebleu``: the ids joined as strings, ``BLEU(tokenize="none")``;
 * ``torchmetrics``: ``torchmetrics.text.BLEUScore`` on the same strings;
 * ``torch-bleu``: ``torch_bleu.BLEUScore.update`` on the tensors, ``compute`` at the end (and the
@@ -24,6 +24,10 @@ Workloads:
 Timings are wall-clock medians over ``--repeats`` rounds, contenders interleaved within each round so
 that they share whatever else the machine is doing; speed-ups are ratios of medians from one run.
 
+``--quick`` is a smoke run of a few seconds: every workload and contender on tiny inputs (``QUICK``
+below; the full run measures ``FULL``), one timed round (``--repeats 1``). Most of its time is fixed:
+importing torch, torchmetrics, nltk and sacrebleu, and starting the profiler of the ``memory`` workload.
+
 Usage:
     python scripts/bench.py [--quick] [--json PATH] [--plot PATH] [--device cpu|cuda]
                             [--repeats N] [--threads N] [--data DIR] [--skip WORKLOAD ...]
@@ -39,7 +43,7 @@ import statistics
 import sys
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -54,6 +58,52 @@ FIRST_WORD_ID = 3
 WMT_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17-en-de"
 CONTENDERS = ("nltk", "sacrebleu", "torchmetrics", "torch-bleu", "torch-bleu (nltk convention)")
 Batch = Tuple[Tensor, Tensor]  # preds (B, Lp), target (B, Lt) or (B, R, Lt)
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How large each workload is."""
+
+    wmt17_systems: Optional[int]  # the first this many systems (None: all 16)
+    wmt17_lines: Optional[int]  # the first this many sentences of each system (None: all)
+    grid: Tuple[int, ...]  # the batch sizes B, which are also the row lengths L
+    grid_sample_tokens: int  # about this many token slots for the Python contenders, per grid cell
+    rl: Tuple[int, int]  # B x L of the RL batch
+    rl_sample: int  # rows the Python contenders score one by one
+    update: Tuple[int, int]  # B x L of the batch that ``update`` is timed on
+    memory_batch: int  # B of the memory workload's batches
+    memory_widths: Tuple[int, ...]  # L of the memory workload's batches
+
+
+FULL = Sizes(
+    wmt17_systems=None,
+    wmt17_lines=None,
+    grid=(32, 64, 128, 256, 512, 1024),
+    grid_sample_tokens=16384,
+    rl=(256, 1024),
+    rl_sample=32,
+    update=(256, 1024),
+    memory_batch=256,
+    memory_widths=(64, 128, 256, 512, 1024, 2048, 4096),
+)
+# A smoke run: every workload and contender, on inputs so small that imports dominate. Two WMT17 batches
+# per system (128 and 64 sentences), so that the metric is updated more than once.
+QUICK = Sizes(
+    wmt17_systems=2,
+    wmt17_lines=192,
+    grid=(16, 32),
+    grid_sample_tokens=512,
+    rl=(32, 64),
+    rl_sample=4,
+    update=(32, 64),
+    memory_batch=32,
+    memory_widths=(32, 64),
+)
+
+
+def workload_sizes(args: argparse.Namespace) -> Sizes:
+    """``QUICK`` for ``--quick``, else ``FULL``."""
+    return QUICK if args.quick else FULL
 
 
 # --------------------------------------------------------------------------------------------------
@@ -75,7 +125,7 @@ def _as_text(ids: List[int]) -> str:
 
 
 def nltk_corpus(batches: Iterable[Batch]) -> float:
-    """The seed's ``evaluate_bleu``: lists of ids, PAD/BOS/EOS filtered out, nltk's ``corpus_bleu``."""
+    """The usual ``evaluate_bleu`` loop: lists of ids, PAD/BOS/EOS filtered out, nltk's ``corpus_bleu``."""
     from nltk.translate.bleu_score import corpus_bleu
 
     references, hypotheses = [], []
@@ -264,7 +314,8 @@ def run_wmt17(args: argparse.Namespace, device: torch.device) -> Optional[dict]:
     if not args.data.is_dir():
         print(f"wmt17: skipped, no data at {args.data}")
         return None
-    corpus = load_wmt17(args.data, 128, device, 2 if args.quick else None, 1024 if args.quick else None)
+    sizes = workload_sizes(args)
+    corpus = load_wmt17(args.data, 128, device, sizes.wmt17_systems, sizes.wmt17_lines)
     sentences = sum(preds.shape[0] for batches in corpus.values() for preds, _ in batches)
     tokens = sum(kept_tokens(preds) for batches in corpus.values() for preds, _ in batches)
 
@@ -313,8 +364,8 @@ def _same_scores(name: str, scores: Dict[str, object]) -> str:
 
 
 def run_grid(args: argparse.Namespace, device: torch.device) -> List[dict]:
-    sizes = [32, 128] if args.quick else [32, 64, 128, 256, 512, 1024]
-    sample_tokens = 4096 if args.quick else 16384
+    sizes = workload_sizes(args).grid
+    sample_tokens = workload_sizes(args).grid_sample_tokens
     results = []
     table = Table(
         f"Synthetic grid: hypothesis tokens per second ({device.type}; Python contenders on a sample of "
@@ -375,10 +426,10 @@ def run_rl(args: argparse.Namespace, device: torch.device) -> dict:
     from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
     from sacrebleu.metrics import BLEU
 
-    batch, width = (64, 256) if args.quick else (256, 1024)
+    batch, width = workload_sizes(args).rl
     preds, target = synthetic_batch(batch, width, 1, seed=1)
     preds, target = preds.to(device), target[:, 0].to(device)
-    sample = max(1, min(batch, 8 if args.quick else 32))
+    sample = max(1, min(batch, workload_sizes(args).rl_sample))
     sacrebleu_options = dict(ignore_ids=SPECIAL_IDS, smoothing="exp", effective_order=True)  # sacrebleu.sentence_bleu
     nltk_options = dict(ignore_ids=SPECIAL_IDS, convention="nltk", smoothing="method1")
     sentence_level = BLEU(tokenize="none", effective_order=True)
@@ -442,15 +493,15 @@ def peak_update_bytes(preds: Tensor, target: Tensor) -> int:
         metric.update(preds, target)
         torch.cuda.synchronize()
         return torch.cuda.max_memory_allocated() - base
-    from torch.profiler import ProfilerActivity, profile
+    # The profiler that torch.profiler.profile wraps: the same events, without the wrapper's first-use
+    # import of torch._inductor (about 4 s here)
+    from torch.autograd.profiler import profile
 
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as profiler:
+    with profile(use_cpu=True, profile_memory=True, use_kineto=True) as profiler:
         metric.update(preds, target)
     # every allocation (+) and free (-) in time order; the peak of their running total
     changes = sorted(
-        (event.start_ns(), event.nbytes())
-        for event in profiler.profiler.kineto_results.events()
-        if event.name() == "[memory]"
+        (event.start_ns(), event.nbytes()) for event in profiler.kineto_results.events() if event.name() == "[memory]"
     )
     running = peak = 0
     for _, change in changes:
@@ -460,7 +511,8 @@ def peak_update_bytes(preds: Tensor, target: Tensor) -> int:
 
 
 def run_memory(args: argparse.Namespace, device: torch.device) -> List[dict]:
-    shapes = [(256, width) for width in ([64, 256] if args.quick else [64, 128, 256, 512, 1024, 2048, 4096])]
+    sizes = workload_sizes(args)
+    shapes = [(sizes.memory_batch, width) for width in sizes.memory_widths]
     results = []
     table = Table(
         f"Peak memory of BLEUScore.update ({device.type}): it grows linearly with the number of token slots",
@@ -488,7 +540,7 @@ def run_update_latency(args: argparse.Namespace, device: torch.device) -> dict:
     On CUDA the update runs under ``torch.cuda.set_sync_debug_mode("error")``, which raises on any
     host-device synchronization.
     """
-    batch, width = (64, 256) if args.quick else (256, 1024)
+    batch, width = workload_sizes(args).update
     preds, target = synthetic_batch(batch, width, 1)
     preds, target = preds.to(device), target.to(device)
     metric = torch_bleu.BLEUScore(ignore_ids=SPECIAL_IDS).to(device)
@@ -557,7 +609,9 @@ def cpu_name() -> str:
 
 def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="a smoke run of a few seconds on small inputs")
+    parser.add_argument(
+        "--quick", action="store_true", help="a smoke run of a few seconds: every workload, on tiny inputs"
+    )
     parser.add_argument("--json", type=Path, help="also write every figure to this JSON file ('-' for stdout)")
     parser.add_argument("--plot", type=Path, help="write a PNG of throughput against row length")
     parser.add_argument("--device", default="cpu", help="device of the padded tensors (cpu or cuda)")
@@ -595,6 +649,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             "threads": torch.get_num_threads(),
             "quick": args.quick,
             "repeats": args.repeats,
+            "sizes": asdict(workload_sizes(args)),
         }
     }
     workloads = {"wmt17": run_wmt17, "grid": run_grid, "rl": run_rl, "update": run_update_latency, "memory": run_memory}

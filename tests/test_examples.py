@@ -1,17 +1,22 @@
 """The examples run end to end in their reduced (``--quick``) modes, and their toy task behaves.
 
 The demo also runs as ``scripts/demo.sh`` runs it, so that the script, the example's imports and its
-command line are covered; the rest runs in this process to keep the suite quick.
+command line are covered; the rest runs in this process to keep the suite quick. So does
+``scripts/bench.py --quick``, the benchmark's smoke run.
 """
 
 from __future__ import annotations
 
 import doctest
+import importlib
 import importlib.util
+import json
 import os
 import subprocess
 import sys
+from dataclasses import asdict
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 import torch
@@ -26,6 +31,18 @@ import seq2seq_validation  # noqa: E402
 
 HAVE_NLTK = importlib.util.find_spec("nltk") is not None
 HAVE_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
+HAVE_LIGHTNING = any(importlib.util.find_spec(name) is not None for name in ("pytorch_lightning", "lightning"))
+EXAMPLE_NAMES = ["seq2seq_validation", "rl_reward", "ddp_evaluate", "lightning_validation"]
+COMMON_FLAGS = ["--device", "--seed", "--threads", "--quick"]
+
+
+def load_bench() -> ModuleType:
+    """``scripts/bench.py`` as a module (registered in ``sys.modules``, as its dataclasses need)."""
+    spec = importlib.util.spec_from_file_location("bench", ROOT / "scripts" / "bench.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(autouse=True)
@@ -110,6 +127,80 @@ def test_demo_runs_the_example_as_a_script(tmp_path: Path) -> None:
     assert "validation BLEU per epoch" in finished.stdout
     assert "epoch 1/1" in finished.stderr  # the progress bar
     assert plot.exists() == HAVE_MATPLOTLIB
+
+
+def test_quick_run_leaves_the_full_runs_plot_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # the default plot paths are relative, as demo.sh runs from the repository
+    full_run_plot = tmp_path / "out" / "validation_bleu.png"
+    full_run_plot.parent.mkdir(parents=True)
+    full_run_plot.write_bytes(b"the full run's plot")
+    seq2seq_validation.main(["--quick", "--epochs", "1"])
+    assert full_run_plot.read_bytes() == b"the full run's plot"
+    assert (tmp_path / "out" / "validation_bleu_quick.png").exists() == HAVE_MATPLOTLIB
+
+
+def test_plot_shows_the_console_numbers_on_a_0_to_100_scale() -> None:
+    pytest.importorskip("matplotlib")
+    history = [0.1577, 0.2745, 0.6336, 0.9991]  # BLEU per epoch as metric.compute() returns it
+    _, ax = seq2seq_validation.plot_history(history)
+    assert ax.get_ylim() == (0, 100)
+    (line,) = ax.get_lines()  # one line, with a marker per epoch
+    assert line.get_marker() == "o"
+    assert list(line.get_xdata()) == [1, 2, 3, 4]
+    assert list(line.get_ydata()) == pytest.approx([15.77, 27.45, 63.36, 99.91])
+    console = seq2seq_validation.format_history(history)  # what the console prints per epoch
+    assert [f"{bleu:.1f}" for bleu in line.get_ydata()] == console.split()
+    low, high = ax.get_xlim()
+    assert [tick for tick in ax.get_xticks() if low <= tick <= high] == [1, 2, 3, 4]  # whole epochs only
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("epoch", "validation BLEU")
+    assert ax.get_title() and ax.get_legend() is None
+
+
+@pytest.mark.parametrize("name", EXAMPLE_NAMES)
+def test_every_example_takes_the_common_flags(name: str, capsys: pytest.CaptureFixture) -> None:
+    if name == "lightning_validation" and not HAVE_LIGHTNING:
+        pytest.skip("PyTorch Lightning is optional: pip install torch-bleu[lightning]")
+    example = importlib.import_module(name)
+    with pytest.raises(SystemExit) as exited:
+        example.main(["--help"])
+    assert exited.value.code == 0
+    listed = capsys.readouterr().out
+    assert [flag for flag in COMMON_FLAGS if flag not in listed] == []
+
+
+@pytest.mark.skipif(not HAVE_LIGHTNING, reason="PyTorch Lightning is optional: pip install torch-bleu[lightning]")
+@pytest.mark.parametrize(("argv", "threads"), [(["--quick"], 1), (["--fast", "--threads", "2"], 2)])
+def test_lightning_example_sets_torch_threads_before_training(
+    argv: list, threads: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    example = importlib.import_module("lightning_validation")
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)  # restored afterwards, as the example sets it
+    seen = {}
+
+    def fake_train(quick: bool, **options: object) -> tuple:
+        seen.update(quick=quick, threads=torch.get_num_threads(), omp=os.environ.get("OMP_NUM_THREADS"))
+        trainer = type("Trainer", (), {"callback_metrics": {"val_bleu": torch.tensor(0.5)}, "is_global_zero": False})
+        return trainer, None, None
+
+    monkeypatch.setattr(example, "train", fake_train)
+    assert example.main(argv) == 0.5
+    assert seen == {"quick": True, "threads": threads, "omp": str(threads)}
+
+
+def test_bench_quick_is_a_smoke_run_of_every_workload(tmp_path: Path) -> None:
+    bench = load_bench()
+    report_path = tmp_path / "bench.json"
+    assert bench.main(["--quick", "--json", str(report_path)]) == 0
+    report = json.loads(report_path.read_text())
+    assert {"grid", "rl", "update", "memory"} <= set(report)
+    if report.get("wmt17"):  # None when the WMT17 data beside the repository is absent
+        assert len(report["wmt17"]["systems"]) == 2 and report["wmt17"]["sentences"] <= 2 * 192
+        assert not any(row[-1].startswith("NO") for row in report["wmt17"]["table"])
+    assert max(max(cell["batch"], cell["width"]) for cell in report["grid"]) <= 32
+    assert report["rl"]["batch"] * report["rl"]["width"] <= 32 * 64
+    assert report["update"]["batch"] * report["update"]["width"] <= 32 * 64
+    assert max(cell["slots"] for cell in report["memory"]) <= 32 * 64 * 5  # preds and 4 references
+    assert report["environment"]["sizes"] == json.loads(json.dumps(asdict(bench.QUICK)))
 
 
 def test_nltk_flow_matches_torch_bleu_on_hand_made_ids() -> None:
