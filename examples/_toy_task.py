@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import List, Sequence, Tuple
+from collections.abc import Sequence
 
 import torch
 from torch import Tensor, nn
@@ -30,9 +30,9 @@ from torch import Tensor, nn
 PAD, BOS, EOS = 0, 1, 2
 SPECIALS = ["<pad>", "<bos>", "<eos>"]
 
-ONES = "zero one two three four five six seven eight nine".split()
-TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
-TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+TEENS = ["ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+TENS = ["_", "_", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 
 SOURCE_VOCAB = SPECIALS + list("0123456789")
 TARGET_VOCAB = SPECIALS + ONES + TEENS + TENS[2:] + ["hundred", "thousand"]
@@ -49,7 +49,7 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def _below_thousand(n: int) -> List[str]:
+def _below_thousand(n: int) -> list[str]:
     words = []
     if n >= 100:
         words += [ONES[n // 100], "hundred"]
@@ -65,7 +65,7 @@ def _below_thousand(n: int) -> List[str]:
     return words
 
 
-def number_to_words(n: int) -> List[str]:
+def number_to_words(n: int) -> list[str]:
     """English words of ``0 <= n < 10**6``, without "and" or hyphens.
 
     Example:
@@ -79,11 +79,11 @@ def number_to_words(n: int) -> List[str]:
     if n == 0:
         return ["zero"]
     thousands, rest = divmod(n, 1000)
-    words = _below_thousand(thousands) + ["thousand"] if thousands else []
+    words = [*_below_thousand(thousands), "thousand"] if thousands else []
     return words + _below_thousand(rest)
 
 
-def encode_numbers(numbers: Sequence[int]) -> Tuple[Tensor, Tensor]:
+def encode_numbers(numbers: Sequence[int]) -> tuple[Tensor, Tensor]:
     """Source ``(N, MAX_SOURCE_LEN)`` digit ids and target ``(N, MAX_TARGET_LEN)`` ``BOS words EOS`` ids."""
     src = torch.full((len(numbers), MAX_SOURCE_LEN), PAD, dtype=torch.long)
     tgt = torch.full((len(numbers), MAX_TARGET_LEN), PAD, dtype=torch.long)
@@ -111,7 +111,7 @@ def decode_words(ids: Tensor) -> str:
     return " ".join(words)
 
 
-def random_numbers(count: int, rng: random.Random) -> List[int]:
+def random_numbers(count: int, rng: random.Random) -> list[int]:
     """``count`` random numbers whose digit count is uniform over 1..6, so short ones are common too."""
     numbers = []
     for _ in range(count):
@@ -120,7 +120,7 @@ def random_numbers(count: int, rng: random.Random) -> List[int]:
     return numbers
 
 
-def make_splits(train_size: int, valid_size: int, seed: int) -> Tuple[Tuple[Tensor, Tensor], Tuple[Tensor, Tensor]]:
+def make_splits(train_size: int, valid_size: int, seed: int) -> tuple[tuple[Tensor, Tensor], tuple[Tensor, Tensor]]:
     """Train and validation ``(src, tgt)`` sets drawn independently from the same distribution.
 
     Short numbers occur in both (there are only ten one-digit numbers), as common phrases do in a real
@@ -174,7 +174,7 @@ def teacher_forcing_loss(model: TinyTranslator, src: Tensor, tgt: Tensor) -> Ten
     return nn.functional.cross_entropy(logits.transpose(1, 2), tgt[:, 1:], ignore_index=PAD)
 
 
-def _generate(model: TinyTranslator, src: Tensor, max_len: int, sample: bool) -> Tuple[Tensor, Tensor]:
+def _generate(model: TinyTranslator, src: Tensor, max_len: int, sample: bool) -> tuple[Tensor, Tensor]:
     """Decode up to ``max_len`` tokens after ``BOS``; the model never emits ``PAD`` or ``BOS`` itself, and
     the slots after a row's ``EOS`` are ``PAD``.
 
@@ -191,10 +191,7 @@ def _generate(model: TinyTranslator, src: Tensor, max_len: int, sample: bool) ->
     for _ in range(max_len):
         logits = model.decode(memory, src, tokens)[:, -1].masked_fill(never_emitted, float("-inf"))
         log_probs = logits.log_softmax(-1)
-        if sample:
-            step = torch.multinomial(log_probs.exp(), 1).squeeze(1)
-        else:
-            step = log_probs.argmax(-1)
+        step = torch.multinomial(log_probs.exp(), 1).squeeze(1) if sample else log_probs.argmax(-1)
         step_log_prob = log_probs.gather(1, step.unsqueeze(1)).squeeze(1)
         log_prob = log_prob + torch.where(finished, 0.0, step_log_prob)
         step = torch.where(finished, PAD, step)
@@ -209,6 +206,6 @@ def greedy_decode(model: TinyTranslator, src: Tensor, max_len: int = MAX_TARGET_
     return _generate(model, src, max_len, sample=False)[0]
 
 
-def sample_decode(model: TinyTranslator, src: Tensor, max_len: int = MAX_TARGET_LEN - 1) -> Tuple[Tensor, Tensor]:
+def sample_decode(model: TinyTranslator, src: Tensor, max_len: int = MAX_TARGET_LEN - 1) -> tuple[Tensor, Tensor]:
     """Sample from the model: the ``(B, max_len)`` ids and their summed log-probability (with gradients)."""
     return _generate(model, src, max_len, sample=True)

@@ -27,7 +27,7 @@ import os
 import random
 import socket
 import sys
-from typing import Dict, List, Optional, Sequence, Tuple
+from collections.abc import Sequence
 
 import torch
 import torch.distributed as dist
@@ -39,10 +39,10 @@ from torch_bleu import BLEUScore
 PAD = 0
 QUICK_SENTENCES = 101  # odd, so that two ranks still need a repeated sample
 LAUNCH_HINT = "torchrun --nproc_per_node=2 examples/ddp_evaluate.py"
-Sample = Tuple[List[int], List[List[int]]]  # hypothesis ids, one id list per reference
+Sample = tuple[list[int], list[list[int]]]  # hypothesis ids, one id list per reference
 
 
-def toy_corpus(size: int = 501, seed: int = 0) -> List[Sample]:
+def toy_corpus(size: int = 501, seed: int = 0) -> list[Sample]:
     """A synthetic corpus whose hypotheses are references with some tokens dropped or replaced.
 
     ``size`` is odd on purpose: two ranks need one repeated sample to get equal shares.
@@ -57,14 +57,14 @@ def toy_corpus(size: int = 501, seed: int = 0) -> List[Sample]:
     return corpus
 
 
-def read_corpus(hyp_path: str, ref_paths: Sequence[str]) -> List[Sample]:
+def read_corpus(hyp_path: str, ref_paths: Sequence[str]) -> list[Sample]:
     """Sentences of text files as ids; every rank reads the same files, so ids agree across ranks."""
-    vocabulary: Dict[str, int] = {}
+    vocabulary: dict[str, int] = {}
 
-    def ids(line: str) -> List[int]:
+    def ids(line: str) -> list[int]:
         return [vocabulary.setdefault(token, len(vocabulary) + 1) for token in line.split()]  # 0 is PAD
 
-    def lines(path: str) -> List[str]:
+    def lines(path: str) -> list[str]:
         with open(path, encoding="utf-8") as handle:
             return handle.read().splitlines()
 
@@ -75,7 +75,7 @@ def read_corpus(hyp_path: str, ref_paths: Sequence[str]) -> List[Sample]:
     return [(ids(hyp), [ids(ref) for ref in refs]) for hyp, *refs in zip(hypotheses, *references)]
 
 
-def pad_batch(samples: Sequence[Sample]) -> Tuple[Tensor, Tensor]:
+def pad_batch(samples: Sequence[Sample]) -> tuple[Tensor, Tensor]:
     """``(B, Lp)`` hypothesis ids and ``(B, R, Lt)`` reference ids, right-padded with ``PAD``."""
     num_refs = len(samples[0][1])
     hyp_width = max(len(hyp) for hyp, _ in samples)
@@ -99,7 +99,7 @@ def not_repeated(first: int, batch_size: int, sampler: DistributedSampler, devic
     return position < len(sampler.dataset)
 
 
-def evaluate(corpus: List[Sample], batch_size: int, device: torch.device) -> BLEUScore:
+def evaluate(corpus: list[Sample], batch_size: int, device: torch.device) -> BLEUScore:
     """Score this rank's share of ``corpus``; the returned metric's ``compute()`` covers all ranks."""
     sampler = DistributedSampler(corpus, shuffle=False)
     loader = DataLoader(corpus, batch_size=batch_size, sampler=sampler, collate_fn=pad_batch)
@@ -122,21 +122,28 @@ def describe(metric: BLEUScore, score: Tensor) -> str:
     )
 
 
-def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line; ``--device`` defaults to what this machine can give every process."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--hyp", help="hypothesis file, one sentence per line (default: a toy corpus)")
     parser.add_argument("--ref", action="append", default=[], help="reference file; repeat for several")
     parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--device", choices=["cpu", "cuda"],
-                        help="cuda: one GPU per process and NCCL; cpu: gloo (default: cuda when there is a GPU "
-                        "for every process, else cpu)")
+    parser.add_argument(
+        "--device",
+        choices=["cpu", "cuda"],
+        help="cuda: one GPU per process and NCCL; cpu: gloo (default: cuda when there is a GPU "
+        "for every process, else cpu)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the toy corpus")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="CPU threads for torch per process (scoring needs little, and the processes "
-                        "share the machine)")
-    parser.add_argument("--quick", action="store_true",
-                        help=f"a smoke run of a few seconds: the first {QUICK_SENTENCES} sentences only")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="CPU threads for torch per process (scoring needs little, and the processes share the machine)",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help=f"a smoke run of a few seconds: the first {QUICK_SENTENCES} sentences only"
+    )
     args = parser.parse_args(argv)
     if bool(args.hyp) != bool(args.ref):
         parser.error("--hyp and --ref go together")
@@ -144,8 +151,10 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     if args.device is None:
         args.device = "cuda" if torch.cuda.device_count() >= local_processes else "cpu"
     elif args.device == "cuda" and torch.cuda.device_count() < local_processes:
-        parser.error(f"--device cuda needs one GPU per process ({local_processes} on this machine), "
-                     f"and PyTorch sees {torch.cuda.device_count()}")
+        parser.error(
+            f"--device cuda needs one GPU per process ({local_processes} on this machine), "
+            f"and PyTorch sees {torch.cuda.device_count()}"
+        )
     return args
 
 
@@ -165,12 +174,11 @@ def init_process_group(backend: str) -> None:
     if "RANK" in os.environ or "WORLD_SIZE" in os.environ:
         dist.init_process_group(backend)
         return
-    print(f"not started by torchrun, so running as a single process; for several, run: {LAUNCH_HINT}",
-          file=sys.stderr)
+    print(f"not started by torchrun, so running as a single process; for several, run: {LAUNCH_HINT}", file=sys.stderr)
     dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{free_port()}", rank=0, world_size=1)
 
 
-def main(argv: Optional[Sequence[str]] = None) -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     """Score the corpus on every rank; rank 0 prints the corpus BLEU of all ranks together."""
     args = parse_args(argv)
     torch.set_num_threads(args.threads)

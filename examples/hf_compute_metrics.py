@@ -16,7 +16,8 @@ function on arrays laid out as the trainer lays them out:
 from __future__ import annotations
 
 import argparse
-from typing import Any, Callable, Dict, Sequence
+from collections.abc import Sequence
+from typing import Any, Callable
 
 import numpy as np
 
@@ -26,7 +27,7 @@ import torch_bleu
 LABEL_PAD = -100
 
 
-def make_compute_metrics(special_ids: Sequence[int]) -> Callable[[Any], Dict[str, float]]:
+def make_compute_metrics(special_ids: Sequence[int]) -> Callable[[Any], dict[str, float]]:
     """A ``compute_metrics`` for ``Seq2SeqTrainer(predict_with_generate=True)``.
 
     ``special_ids`` are the tokenizer's pad, start and end ids, e.g.
@@ -34,7 +35,7 @@ def make_compute_metrics(special_ids: Sequence[int]) -> Callable[[Any], Dict[str
     """
     ignore_ids = sorted({LABEL_PAD, *special_ids})
 
-    def compute_metrics(eval_pred: Any) -> Dict[str, float]:
+    def compute_metrics(eval_pred: Any) -> dict[str, float]:
         predictions, labels = eval_pred  # an EvalPrediction unpacks to (predictions, label_ids)
         if isinstance(predictions, tuple):  # some models return more than the ids
             predictions = predictions[0]

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Optional, Sequence, Tuple
+from collections.abc import Sequence
 
 import torch
+from _toy_task import BOS, EOS, PAD, TinyTranslator, greedy_decode, make_splits, seed_everything, teacher_forcing_loss
 from torch import Tensor
 from torch.utils.data import DataLoader, TensorDataset
 
-from _toy_task import BOS, EOS, PAD, TinyTranslator, greedy_decode, make_splits, seed_everything, teacher_forcing_loss
 from torch_bleu import BLEUScore
 
 try:
@@ -44,13 +44,13 @@ class NumberTranslation(pl.LightningModule):
         self.model = TinyTranslator()
         self.val_bleu = BLEUScore(ignore_ids=[PAD, BOS, EOS])
 
-    def training_step(self, batch: Tuple[Tensor, Tensor], batch_idx: int) -> Tensor:
+    def training_step(self, batch: tuple[Tensor, Tensor], batch_idx: int) -> Tensor:
         src, tgt = batch
         loss = teacher_forcing_loss(self.model, src, tgt)
         self.log("train_loss", loss, prog_bar=True)
         return loss
 
-    def validation_step(self, batch: Tuple[Tensor, Tensor], batch_idx: int) -> None:
+    def validation_step(self, batch: tuple[Tensor, Tensor], batch_idx: int) -> None:
         src, tgt = batch
         preds = greedy_decode(self.model, src)
         self.val_bleu.update(preds, tgt, weight=self.not_repeated(batch_idx, src.shape[0]))
@@ -73,7 +73,7 @@ class NumberTranslation(pl.LightningModule):
 
 def train(
     quick: bool = False, device: str = "auto", devices: int = 1, strategy: str = "auto", seed: int = 0
-) -> Tuple[pl.Trainer, NumberTranslation, DataLoader]:
+) -> tuple[pl.Trainer, NumberTranslation, DataLoader]:
     """Fit the toy translator; return the trainer, the module and the validation loader.
 
     ``device`` is Lightning's accelerator (``auto``, ``cpu``, ``cuda``...); ``quick`` trains two short epochs.
@@ -107,23 +107,30 @@ def use_threads(threads: int) -> None:
     os.environ["OMP_NUM_THREADS"] = str(threads)
 
 
-def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line; ``--fast`` is accepted as another name for ``--quick``."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--device", default="auto",
-                        help="Lightning's accelerator: cpu, cuda, ... (default auto: a GPU if there is one, else cpu)")
+    parser.add_argument(
+        "--device",
+        default="auto",
+        help="Lightning's accelerator: cpu, cuda, ... (default auto: a GPU if there is one, else cpu)",
+    )
     parser.add_argument("--devices", type=int, default=1, help="processes (GPUs with --device cuda)")
     parser.add_argument("--strategy", default="auto", help='e.g. "ddp" with --devices 2')
     parser.add_argument("--seed", type=int, default=0, help="seed of the data, the model and the shuffling")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="CPU threads for torch per process (one suits a model this small: more threads "
-                        "only contend, and on a busy CPU they can make training several times slower)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="CPU threads for torch per process (one suits a model this small: more threads "
+        "only contend, and on a busy CPU they can make training several times slower)",
+    )
     parser.add_argument("--quick", action="store_true", help="a smoke run of a few seconds: two short epochs")
     parser.add_argument("--fast", dest="quick", action="store_true", help=argparse.SUPPRESS)  # older commands use it
     return parser.parse_args(argv)
 
 
-def main(argv: Optional[Sequence[str]] = None) -> float:
+def main(argv: Sequence[str] | None = None) -> float:
     """Train with Lightning; print and return the last validation epoch's BLEU (0 to 1)."""
     args = parse_args(argv)
     use_threads(args.threads)  # before the first training step, which starts torch's thread pool

@@ -23,14 +23,24 @@ import argparse
 import statistics
 import time
 import warnings
-from typing import Callable, Iterator, List, Optional, Sequence, Tuple
+from collections.abc import Iterator, Sequence
+from typing import Callable
 
 import torch
+from _toy_task import (
+    BOS,
+    EOS,
+    PAD,
+    TinyTranslator,
+    greedy_decode,
+    make_splits,
+    sample_decode,
+    seed_everything,
+    teacher_forcing_loss,
+)
 from torch import Tensor
 
 import torch_bleu
-from _toy_task import BOS, EOS, PAD, TinyTranslator, greedy_decode, make_splits, sample_decode, seed_everything
-from _toy_task import teacher_forcing_loss
 
 SPECIAL_IDS = (PAD, BOS, EOS)
 # Smoothed sentence BLEU, exactly nltk's sentence_bleu(..., smoothing_function=SmoothingFunction().method1)
@@ -45,17 +55,24 @@ def speedup(ours: float, theirs: float) -> str:
     return f"torch_bleu {ours / theirs:.1f}x slower"
 
 
-def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, default=60, help="SCST steps")
     parser.add_argument("--pretrain-steps", type=int, default=500, help="teacher-forced steps before SCST")
     parser.add_argument("--batch-size", type=int, default=128)
     parser.add_argument("--scst-lr", type=float, default=3e-4, help="learning rate of the SCST steps")
-    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu",
-                        help="torch device (default: cuda when PyTorch sees a GPU, else cpu)")
+    parser.add_argument(
+        "--device",
+        default="cuda" if torch.cuda.is_available() else "cpu",
+        help="torch device (default: cuda when PyTorch sees a GPU, else cpu)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the data, the model and the sampling")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="CPU threads for torch (one suits a model this small, above all on a busy machine)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="CPU threads for torch (one suits a model this small, above all on a busy machine)",
+    )
     parser.add_argument("--log-every", type=int, default=20, help="print every this many SCST steps")
     parser.add_argument("--quick", action="store_true", help="a smoke run of a few seconds")
     if parser.parse_args(argv).quick:  # smaller defaults; options given explicitly still win
@@ -90,7 +107,7 @@ def nltk_reward(sampled: Tensor, greedy: Tensor, tgt: Tensor) -> Tensor:
     return torch.tensor(rewards, dtype=torch.float64)
 
 
-def timed(compute: Callable[[], Tensor], device: torch.device) -> Tuple[Tensor, float]:
+def timed(compute: Callable[[], Tensor], device: torch.device) -> tuple[Tensor, float]:
     """``compute()`` and its wall time in seconds, waiting for the device to finish."""
     if device.type == "cuda":
         torch.cuda.synchronize(device)
@@ -108,7 +125,7 @@ def corpus_bleu_of_greedy(model: TinyTranslator, src: Tensor, tgt: Tensor) -> fl
     return torch_bleu.corpus_bleu(greedy_decode(model, src), tgt, ignore_ids=SPECIAL_IDS).item()
 
 
-def batches(src: Tensor, tgt: Tensor, batch_size: int, generator: torch.Generator) -> Iterator[Tuple[Tensor, Tensor]]:
+def batches(src: Tensor, tgt: Tensor, batch_size: int, generator: torch.Generator) -> Iterator[tuple[Tensor, Tensor]]:
     """Endless shuffled ``(src, tgt)`` batches."""
     while True:
         order = torch.randperm(len(src), generator=generator)
@@ -117,7 +134,7 @@ def batches(src: Tensor, tgt: Tensor, batch_size: int, generator: torch.Generato
             yield src[rows], tgt[rows]
 
 
-def pretrain(model: TinyTranslator, stream: Iterator[Tuple[Tensor, Tensor]], steps: int, device: torch.device) -> None:
+def pretrain(model: TinyTranslator, stream: Iterator[tuple[Tensor, Tensor]], steps: int, device: torch.device) -> None:
     """Teacher-forced training, so that SCST starts from a model whose samples are worth comparing."""
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=2e-3)
@@ -131,7 +148,7 @@ def pretrain(model: TinyTranslator, stream: Iterator[Tuple[Tensor, Tensor]], ste
 
 def scst_step(
     model: TinyTranslator, optimizer: torch.optim.Optimizer, src: Tensor, tgt: Tensor, device: torch.device
-) -> Tuple[Tensor, float, float, float]:
+) -> tuple[Tensor, float, float, float]:
     """One SCST update; returns the rewards, the seconds torch_bleu and nltk took, and their largest difference."""
     model.eval()
     greedy = greedy_decode(model, src)
@@ -151,7 +168,7 @@ def scst_step(
     return reward, ours, theirs, gap
 
 
-def main(argv: Optional[Sequence[str]] = None) -> dict:
+def main(argv: Sequence[str] | None = None) -> dict:
     """Pre-train, then run SCST; return the per-step reward timings and the largest difference from nltk."""
     args = parse_args(argv)
     seed_everything(args.seed)
@@ -165,14 +182,18 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     start = time.perf_counter()
     pretrain(model, stream, args.pretrain_steps, device)
     before = corpus_bleu_of_greedy(model, valid_src, valid_tgt)
-    print(f"pre-trained {args.pretrain_steps} teacher-forced steps in {time.perf_counter() - start:.1f}s "
-          f"on {device}: validation BLEU {100 * before:.2f}")
-    print(f"SCST, batch {args.batch_size}: reward = sentence_bleu(sampled) - sentence_bleu(greedy), "
-          "smoothed as nltk's method1")
+    print(
+        f"pre-trained {args.pretrain_steps} teacher-forced steps in {time.perf_counter() - start:.1f}s "
+        f"on {device}: validation BLEU {100 * before:.2f}"
+    )
+    print(
+        f"SCST, batch {args.batch_size}: reward = sentence_bleu(sampled) - sentence_bleu(greedy), "
+        "smoothed as nltk's method1"
+    )
 
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.scst_lr)
-    ours_times: List[float] = []
-    nltk_times: List[float] = []
+    ours_times: list[float] = []
+    nltk_times: list[float] = []
     largest_gap = 0.0
     for step in range(1, args.steps + 1):
         src, tgt = (t.to(device) for t in next(stream))
@@ -181,14 +202,18 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
         nltk_times.append(theirs)
         largest_gap = max(largest_gap, gap)
         if step % args.log_every == 0 or step == args.steps:
-            print(f"  step {step:3d}  mean reward {reward.mean().item():+.4f}  "
-                  f"reward cost: torch_bleu {1e3 * ours:6.2f} ms, nltk loop {1e3 * theirs:6.2f} ms")
+            print(
+                f"  step {step:3d}  mean reward {reward.mean().item():+.4f}  "
+                f"reward cost: torch_bleu {1e3 * ours:6.2f} ms, nltk loop {1e3 * theirs:6.2f} ms"
+            )
 
     after = corpus_bleu_of_greedy(model, valid_src, valid_tgt)
     ours, theirs = statistics.median(ours_times), statistics.median(nltk_times)
     print(f"validation BLEU after {args.steps} SCST steps: {100 * after:.2f} (before: {100 * before:.2f})")
-    print(f"median reward cost per step of {args.batch_size} sentences: torch_bleu {1e3 * ours:.2f} ms, "
-          f"nltk loop {1e3 * theirs:.2f} ms ({speedup(ours, theirs)})")
+    print(
+        f"median reward cost per step of {args.batch_size} sentences: torch_bleu {1e3 * ours:.2f} ms, "
+        f"nltk loop {1e3 * theirs:.2f} ms ({speedup(ours, theirs)})"
+    )
     if largest_gap > TOLERANCE:
         raise SystemExit(f"MISMATCH: torch_bleu and nltk rewards differ by {largest_gap:.3g} (> {TOLERANCE:g})")
     print(f"every reward equals nltk's (largest difference {largest_gap:.1e})")

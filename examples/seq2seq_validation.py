@@ -31,17 +31,28 @@ import importlib.util
 import math
 import time
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable
 
 import torch
+from _toy_task import (
+    BOS,
+    EOS,
+    PAD,
+    TinyTranslator,
+    decode_digits,
+    decode_words,
+    greedy_decode,
+    make_splits,
+    seed_everything,
+    teacher_forcing_loss,
+)
 from torch import Tensor
 from torch.utils.data import DataLoader, TensorDataset
 from tqdm import tqdm
 
 import torch_bleu
-from _toy_task import BOS, EOS, PAD, TinyTranslator, decode_digits, decode_words, greedy_decode, make_splits
-from _toy_task import seed_everything, teacher_forcing_loss
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -49,7 +60,7 @@ if TYPE_CHECKING:
 
 SPECIAL_IDS = (PAD, BOS, EOS)
 TOLERANCE = 1e-9  # torch_bleu and nltk must agree to this (both score the same integer counts in float64)
-IdBatches = List[Tuple[Tensor, Tensor]]  # (predicted ids, target ids) of every validation batch
+IdBatches = list[tuple[Tensor, Tensor]]  # (predicted ids, target ids) of every validation batch
 PLOT = Path("out/validation_bleu.png")
 QUICK_PLOT = Path("out/validation_bleu_quick.png")  # a smoke run must not overwrite the full run's plot
 
@@ -61,20 +72,28 @@ def speedup(ours: float, theirs: float) -> str:
     return f"torch_bleu {ours / theirs:.1f}x slower"
 
 
-def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--epochs", type=int, default=8)
-    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu",
-                        help="torch device (default: cuda when PyTorch sees a GPU, else cpu)")
+    parser.add_argument(
+        "--device",
+        default="cuda" if torch.cuda.is_available() else "cpu",
+        help="torch device (default: cuda when PyTorch sees a GPU, else cpu)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the data, the model and the shuffling")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="CPU threads for torch (one suits a model this small, above all on a busy machine)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="CPU threads for torch (one suits a model this small, above all on a busy machine)",
+    )
     parser.add_argument("--train-size", type=int, default=12000, help="training sentences (one epoch)")
     parser.add_argument("--valid-size", type=int, default=1000, help="validation sentences")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (warm-up, then cosine decay)")
-    parser.add_argument("--plot", type=Path, default=PLOT, help=f"PNG to save the plot to (default {PLOT}, "
-                        f"{QUICK_PLOT} with --quick)")
+    parser.add_argument(
+        "--plot", type=Path, default=PLOT, help=f"PNG to save the plot to (default {PLOT}, {QUICK_PLOT} with --quick)"
+    )
     parser.add_argument("--quick", action="store_true", help="a smoke run of a few seconds: 2 epochs of 256 sentences")
     if parser.parse_args(argv).quick:  # smaller defaults; options given explicitly still win
         parser.set_defaults(epochs=2, train_size=256, valid_size=64, plot=QUICK_PLOT)
@@ -158,15 +177,20 @@ def report_nltk_check(decoded: IdBatches, largest_gap: float, bleu: float) -> No
     ours, theirs = best_time(torch_bleu_flow, decoded), best_time(nltk_flow, decoded)
     sentences = sum(len(pred) for pred, _ in decoded)
     print("\nchecked against the nltk evaluate_bleu flow (tolist, strip PAD/BOS/EOS, corpus_bleu) on the same ids:")
-    print("  BLEUScore(convention='nltk') equals nltk's corpus_bleu at every epoch "
-          f"(largest difference {largest_gap:.1e})")
-    print(f"  last epoch: nltk {100 * nltk_flow(decoded):.2f}, torch_bleu's default (sacrebleu's) {100 * bleu:.2f};"
-          " nltk counts\n  one n-gram per missing order in hypotheses shorter than 4 words,"
-          " so exact short ones lower its score")
+    print(
+        "  BLEUScore(convention='nltk') equals nltk's corpus_bleu at every epoch "
+        f"(largest difference {largest_gap:.1e})"
+    )
+    print(
+        f"  last epoch: nltk {100 * nltk_flow(decoded):.2f}, torch_bleu's default (sacrebleu's) {100 * bleu:.2f};"
+        " nltk counts\n  one n-gram per missing order in hypotheses shorter than 4 words,"
+        " so exact short ones lower its score"
+    )
     print(f"time to score the {sentences} validation decodes of the last epoch (best of 5):")
     print(f"  torch_bleu  BLEUScore.update on the padded id tensors    {1e3 * ours:7.2f} ms")
-    print(f"  nltk        tolist, strip PAD/BOS/EOS, then corpus_bleu  {1e3 * theirs:7.2f} ms"
-          f"  ({speedup(ours, theirs)})")
+    print(
+        f"  nltk        tolist, strip PAD/BOS/EOS, then corpus_bleu  {1e3 * theirs:7.2f} ms  ({speedup(ours, theirs)})"
+    )
 
 
 def print_samples(valid_src: Tensor, decoded: IdBatches, count: int = 3) -> None:
@@ -179,7 +203,7 @@ def print_samples(valid_src: Tensor, decoded: IdBatches, count: int = 3) -> None
         print(f"  {decode_digits(valid_src[row]):>6} -> {got}  {verdict}")
 
 
-def as_percent(history: Sequence[float]) -> List[float]:
+def as_percent(history: Sequence[float]) -> list[float]:
     """Validation BLEU per epoch on the 0 to 100 scale that the console and the plot show."""
     return [100 * bleu for bleu in history]
 
@@ -189,7 +213,7 @@ def format_history(history: Sequence[float]) -> str:
     return " ".join(f"{bleu:.1f}" for bleu in as_percent(history))
 
 
-def plot_history(history: Sequence[float]) -> Tuple["Figure", "Axes"]:
+def plot_history(history: Sequence[float]) -> tuple[Figure, Axes]:
     """A line with one marker per epoch of validation BLEU on the 0 to 100 scale; needs matplotlib.
 
     ``history`` holds BLEU on the 0 to 1 scale, as ``metric.compute()`` returns it.
@@ -223,7 +247,7 @@ def save_plot(history: Sequence[float], path: Path) -> None:
     print(f"\nsaved the plot of validation BLEU per epoch to {path}")
 
 
-def main(argv: Optional[Sequence[str]] = None) -> List[float]:
+def main(argv: Sequence[str] | None = None) -> list[float]:
     """Train and validate; return the validation BLEU (0 to 1) of every epoch."""
     args = parse_args(argv)
     seed_everything(args.seed)
@@ -247,10 +271,12 @@ def main(argv: Optional[Sequence[str]] = None) -> List[float]:
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_factor)
     metric = torch_bleu.BLEUScore(ignore_ids=SPECIAL_IDS).to(device)
     parameters = sum(p.numel() for p in model.parameters())
-    print(f"digits -> words Transformer ({parameters / 1e3:.0f}k parameters) on {device}: "
-          f"{len(train_src)} training and {len(valid_src)} validation sentences, seed {args.seed}")
+    print(
+        f"digits -> words Transformer ({parameters / 1e3:.0f}k parameters) on {device}: "
+        f"{len(train_src)} training and {len(valid_src)} validation sentences, seed {args.seed}"
+    )
 
-    history: List[float] = []
+    history: list[float] = []
     largest_gap = 0.0
     training_time = 0.0
     for epoch in range(1, args.epochs + 1):

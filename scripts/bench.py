@@ -36,6 +36,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import platform
@@ -43,9 +44,10 @@ import statistics
 import sys
 import time
 import warnings
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable
 
 import torch
 from torch import Tensor
@@ -57,22 +59,22 @@ SPECIAL_IDS = (PAD, BOS, EOS)
 FIRST_WORD_ID = 3
 WMT_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17-en-de"
 CONTENDERS = ("nltk", "sacrebleu", "torchmetrics", "torch-bleu", "torch-bleu (nltk convention)")
-Batch = Tuple[Tensor, Tensor]  # preds (B, Lp), target (B, Lt) or (B, R, Lt)
+Batch = tuple[Tensor, Tensor]  # preds (B, Lp), target (B, Lt) or (B, R, Lt)
 
 
 @dataclass(frozen=True)
 class Sizes:
     """How large each workload is."""
 
-    wmt17_systems: Optional[int]  # the first this many systems (None: all 16)
-    wmt17_lines: Optional[int]  # the first this many sentences of each system (None: all)
-    grid: Tuple[int, ...]  # the batch sizes B, which are also the row lengths L
+    wmt17_systems: int | None  # the first this many systems (None: all 16)
+    wmt17_lines: int | None  # the first this many sentences of each system (None: all)
+    grid: tuple[int, ...]  # the batch sizes B, which are also the row lengths L
     grid_sample_tokens: int  # about this many token slots for the Python contenders, per grid cell
-    rl: Tuple[int, int]  # B x L of the RL batch
+    rl: tuple[int, int]  # B x L of the RL batch
     rl_sample: int  # rows the Python contenders score one by one
-    update: Tuple[int, int]  # B x L of the batch that ``update`` is timed on
+    update: tuple[int, int]  # B x L of the batch that ``update`` is timed on
     memory_batch: int  # B of the memory workload's batches
-    memory_widths: Tuple[int, ...]  # L of the memory workload's batches
+    memory_widths: tuple[int, ...]  # L of the memory workload's batches
 
 
 FULL = Sizes(
@@ -110,17 +112,17 @@ def workload_sizes(args: argparse.Namespace) -> Sizes:
 # Contenders: each takes padded batches and returns a corpus BLEU on the 0..1 scale.
 
 
-def _strip(row: List[int]) -> List[int]:
+def _strip(row: list[int]) -> list[int]:
     return [token for token in row if token not in SPECIAL_IDS]
 
 
-def _references(target: Tensor) -> List[List[List[int]]]:
+def _references(target: Tensor) -> list[list[list[int]]]:
     """Per sentence, its references as id lists (a (B, Lt) target has one reference per sentence)."""
     rows = target.unsqueeze(1).tolist() if target.dim() == 2 else target.tolist()
     return [[_strip(row) for row in sentence] for sentence in rows]
 
 
-def _as_text(ids: List[int]) -> str:
+def _as_text(ids: list[int]) -> str:
     return " ".join(map(str, ids))
 
 
@@ -139,8 +141,8 @@ def sacrebleu_corpus(batches: Iterable[Batch]) -> float:
     """sacrebleu on the ids joined as strings, ``tokenize="none"`` (its default ``exp`` smoothing)."""
     from sacrebleu.metrics import BLEU
 
-    hypotheses: List[str] = []
-    references: List[List[str]] = []
+    hypotheses: list[str] = []
+    references: list[list[str]] = []
     for preds, target in batches:
         hypotheses.extend(_as_text(_strip(row)) for row in preds.tolist())
         references.extend([_as_text(ref) for ref in refs] for refs in _references(target))
@@ -171,7 +173,7 @@ def torch_bleu_corpus(batches: Iterable[Batch], **options: object) -> float:
     return float(metric.compute())
 
 
-CORPUS_CONTENDERS: Dict[str, Callable[[Iterable[Batch]], float]] = {
+CORPUS_CONTENDERS: dict[str, Callable[[Iterable[Batch]], float]] = {
     "nltk": nltk_corpus,
     "sacrebleu": sacrebleu_corpus,
     "torchmetrics": torchmetrics_corpus,
@@ -193,14 +195,14 @@ def _synchronize(device: torch.device) -> None:
 
 
 def time_interleaved(
-    runs: Dict[str, Callable[[], object]], repeats: int, device: torch.device
-) -> Tuple[Dict[str, List[float]], Dict[str, object]]:
+    runs: dict[str, Callable[[], object]], repeats: int, device: torch.device
+) -> tuple[dict[str, list[float]], dict[str, object]]:
     """Wall-clock seconds of each run, ``repeats`` rounds with the runs interleaved; also their results.
 
     One untimed warm-up call each comes first (imports, allocator, first-call dispatch).
     """
     results = {name: run() for name, run in runs.items()}
-    seconds: Dict[str, List[float]] = {name: [] for name in runs}
+    seconds: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeats):
         for name, run in runs.items():
             _synchronize(device)
@@ -228,14 +230,14 @@ def pad_rows(rows: Sequence[Sequence[int]], device: torch.device) -> Tensor:
     return padded.to(device)
 
 
-def load_wmt17(data: Path, batch_size: int, device: torch.device, systems: Optional[int], lines: Optional[int]):
+def load_wmt17(data: Path, batch_size: int, device: torch.device, systems: int | None, lines: int | None):
     """Per system, its padded batches (preds, target); 13a-tokenized words mapped to ids."""
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
     tokenize = Tokenizer13a()
-    vocabulary: Dict[str, int] = {}
+    vocabulary: dict[str, int] = {}
 
-    def read(path: Path) -> List[List[int]]:
+    def read(path: Path) -> list[list[int]]:
         with open(path, encoding="utf-8") as handle:
             text = [line.rstrip("\n") for line in handle][:lines]
         return [
@@ -297,8 +299,8 @@ class Table:
     """Rows of a printed table, kept for the JSON output too."""
 
     title: str
-    columns: List[str]
-    rows: List[List[object]] = field(default_factory=list)
+    columns: list[str]
+    rows: list[list[object]] = field(default_factory=list)
 
     def print(self) -> None:
         text = [[str(cell) for cell in row] for row in [self.columns, *self.rows]]
@@ -310,7 +312,7 @@ class Table:
                 print("|" + "|".join("-" * (width + 2) for width in widths) + "|")
 
 
-def run_wmt17(args: argparse.Namespace, device: torch.device) -> Optional[dict]:
+def run_wmt17(args: argparse.Namespace, device: torch.device) -> dict | None:
     if not args.data.is_dir():
         print(f"wmt17: skipped, no data at {args.data}")
         return None
@@ -319,7 +321,7 @@ def run_wmt17(args: argparse.Namespace, device: torch.device) -> Optional[dict]:
     sentences = sum(preds.shape[0] for batches in corpus.values() for preds, _ in batches)
     tokens = sum(kept_tokens(preds) for batches in corpus.values() for preds, _ in batches)
 
-    def whole_corpus(contender: Callable[[Iterable[Batch]], float]) -> Callable[[], List[float]]:
+    def whole_corpus(contender: Callable[[Iterable[Batch]], float]) -> Callable[[], list[float]]:
         return lambda: [contender(batches) for batches in corpus.values()]  # one corpus score per system
 
     runs = {name: whole_corpus(CORPUS_CONTENDERS[name]) for name in CONTENDERS}
@@ -351,7 +353,7 @@ def run_wmt17(args: argparse.Namespace, device: torch.device) -> Optional[dict]:
     }
 
 
-def _same_scores(name: str, scores: Dict[str, object]) -> str:
+def _same_scores(name: str, scores: dict[str, object]) -> str:
     """Whether a contender's scores equal the reference it must reproduce (or torch-bleu's)."""
     if name in SAME_SCORE_AS:
         other, tolerance = SAME_SCORE_AS[name]
@@ -363,7 +365,7 @@ def _same_scores(name: str, scores: Dict[str, object]) -> str:
     return f"{'yes' if worst <= tolerance else 'NO'} vs {other} (max diff {worst:.1e})"
 
 
-def run_grid(args: argparse.Namespace, device: torch.device) -> List[dict]:
+def run_grid(args: argparse.Namespace, device: torch.device) -> list[dict]:
     sizes = workload_sizes(args).grid
     sample_tokens = workload_sizes(args).grid_sample_tokens
     results = []
@@ -387,9 +389,9 @@ def run_grid(args: argparse.Namespace, device: torch.device) -> List[dict]:
                 preds, target = preds.to(device), target.to(device)
                 rows = max(1, min(batch, sample_tokens // width))
                 sample = [(preds[:rows], target[:rows])]
-                runs = {name: (lambda f: lambda: f(sample))(CORPUS_CONTENDERS[name]) for name in CONTENDERS[:3]}
-                runs["torch-bleu"] = lambda: float(torch_bleu.corpus_bleu(preds, target, ignore_ids=SPECIAL_IDS))
-                seconds, scores = time_interleaved(runs, min(args.repeats, 3), device)
+                runs = {name: functools.partial(CORPUS_CONTENDERS[name], sample) for name in CONTENDERS[:3]}
+                runs["torch-bleu"] = functools.partial(torch_bleu.corpus_bleu, preds, target, ignore_ids=SPECIAL_IDS)
+                seconds, _scores = time_interleaved(runs, min(args.repeats, 3), device)
                 throughput = {
                     name: kept_tokens(sample[0][0] if name != "torch-bleu" else preds) / median(seconds[name])
                     for name in runs
@@ -435,11 +437,11 @@ def run_rl(args: argparse.Namespace, device: torch.device) -> dict:
     sentence_level = BLEU(tokenize="none", effective_order=True)
     smoothing = SmoothingFunction().method1
 
-    def sacrebleu_rows() -> List[float]:
+    def sacrebleu_rows() -> list[float]:
         rows = zip(preds[:sample].tolist(), target[:sample].tolist())
         return [sentence_level.sentence_score(_as_text(_strip(h)), [_as_text(_strip(r))]).score / 100 for h, r in rows]
 
-    def nltk_rows() -> List[float]:
+    def nltk_rows() -> list[float]:
         rows = zip(preds[:sample].tolist(), target[:sample].tolist())
         return [nltk_sentence_bleu([_strip(r)], _strip(h), smoothing_function=smoothing) for h, r in rows]
 
@@ -510,7 +512,7 @@ def peak_update_bytes(preds: Tensor, target: Tensor) -> int:
     return peak
 
 
-def run_memory(args: argparse.Namespace, device: torch.device) -> List[dict]:
+def run_memory(args: argparse.Namespace, device: torch.device) -> list[dict]:
     sizes = workload_sizes(args)
     shapes = [(sizes.memory_batch, width) for width in sizes.memory_widths]
     results = []
@@ -567,7 +569,7 @@ def run_update_latency(args: argparse.Namespace, device: torch.device) -> dict:
     return {"batch": batch, "width": width, "seconds": seconds["update"], "sync_free": sync_free}
 
 
-def plot(grid: List[dict], path: Path) -> None:
+def plot(grid: list[dict], path: Path) -> None:
     """Throughput against row length, one line per contender, one panel per number of references."""
     import matplotlib
 
@@ -607,7 +609,7 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
-def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--quick", action="store_true", help="a smoke run of a few seconds: every workload, on tiny inputs"
@@ -631,7 +633,7 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     return args
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     device = torch.device(args.device)
     if device.type == "cuda" and not torch.cuda.is_available():
@@ -640,7 +642,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
     warnings.filterwarnings("ignore")  # nltk's and sacrebleu's advice about sentence-level BLEU
-    report: Dict[str, object] = {
+    report: dict[str, object] = {
         "environment": {
             "python": platform.python_version(),
             "torch": torch.__version__,

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Run the test suite (and the doctests of torch_bleu/ and README.md) in the project's venv.
+# Lint (ruff), type-check (mypy, strict) and run the test suite (and the doctests of torch_bleu/ and
+# README.md) in the project's venv.
 # Usage: bash scripts/test.sh [pytest args...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup_env.sh
+ruff check --quiet .
+ruff format --check --quiet .
+mypy
 python -m pytest tests torch_bleu README.md --doctest-glob=README.md -p no:cacheprovider "$@"

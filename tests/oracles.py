@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from collections.abc import Sequence
 
 import torch
 from sacrebleu.metrics import BLEU
 
 
-def strip_row(row: torch.Tensor, ignore_ids: Sequence[int]) -> List[int]:
+def strip_row(row: torch.Tensor, ignore_ids: Sequence[int]) -> list[int]:
     """The usual list filter of an nltk loop: drop ignored ids wherever they are."""
     return [token for token in row.tolist() if token not in ignore_ids]
 
 
 def sacrebleu_streams(
     preds: torch.Tensor, target: torch.Tensor, ignore_ids: Sequence[int] = ()
-) -> Tuple[List[str], List[List[Optional[str]]]]:
+) -> tuple[list[str], list[list[str | None]]]:
     """Hypothesis strings and sacrebleu reference streams for a padded batch.
 
     A reference row with no token left is absent (``None`` for sacrebleu), unless every row of the
@@ -24,7 +24,7 @@ def sacrebleu_streams(
     if target.dim() == 2:
         target = target.unsqueeze(1)
     hyps = [" ".join(map(str, strip_row(row, ignore_ids))) for row in preds]
-    streams: List[List[Optional[str]]] = [[] for _ in range(target.shape[1])]
+    streams: list[list[str | None]] = [[] for _ in range(target.shape[1])]
     for sentence in target:
         rows = [strip_row(row, ignore_ids) for row in sentence]
         all_empty = not any(rows)

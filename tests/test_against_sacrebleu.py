@@ -6,8 +6,8 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from oracles import sacrebleu_corpus
+
 from torch_bleu import BLEUConfig, BLEUScore, corpus_bleu, sentence_bleu
 from torch_bleu.functional import batch_statistics
 
@@ -29,7 +29,7 @@ def padded_corpora(draw, max_batch=6, max_refs=3, max_len=14):
             st.lists(st.integers(INT64_MIN, INT64_MAX), min_size=1, max_size=6, unique=True),
         )
     )
-    token = st.sampled_from(vocab + [PAD, BOS, EOS]) if draw(st.booleans()) else st.sampled_from(vocab)
+    token = st.sampled_from([*vocab, PAD, BOS, EOS]) if draw(st.booleans()) else st.sampled_from(vocab)
     preds = draw(st.lists(st.lists(token, min_size=pred_width, max_size=pred_width), min_size=batch, max_size=batch))
     target = draw(
         st.lists(

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
-
-import numpy as np
 
 from torch_bleu import BLEUScore, corpus_bleu, sentence_bleu, sentence_statistics
 
@@ -76,7 +75,9 @@ def test_numpy_arrays_from_hugging_face_compute_metrics_work():
     labels = np.array([[4, 5, 6, 8, 1, -100, -100]])
     expected = corpus_bleu(GOOD_PREDS, GOOD_TARGET, smoothing="floor")
     assert corpus_bleu(predictions, labels, ignore_ids=[-100, 0, 1], smoothing="floor").item() == expected.item()
-    assert sentence_bleu([np.array([4, 5, 6, 7])], [[np.array([4, 5, 6, 8])]], smoothing="floor").item() == expected.item()
+    assert (
+        sentence_bleu([np.array([4, 5, 6, 7])], [[np.array([4, 5, 6, 8])]], smoothing="floor").item() == expected.item()
+    )
 
 
 @pytest.mark.parametrize("preds, target, error, message", BAD_BATCHES)

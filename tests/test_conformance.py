@@ -17,7 +17,6 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
 
 import pytest
 import torch
@@ -37,7 +36,7 @@ SOURCE_QUIRKS = {
 }
 
 
-def _load(name: str) -> List[dict]:
+def _load(name: str) -> list[dict]:
     path = PEER_CASES / name
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
 
@@ -50,17 +49,17 @@ needs_cases = pytest.mark.skipif(not CASES, reason=f"no peer cases at {PEER_CASE
 # --- turning a case into our input and options -------------------------------------------------
 
 
-def ragged_ids(case: dict) -> Tuple[List[List[int]], List[List[List[int]]]]:
+def ragged_ids(case: dict) -> tuple[list[list[int]], list[list[list[int]]]]:
     """Hypotheses and per-hypothesis references as lists of ids (``""`` is an empty reference)."""
-    vocabulary: Dict[str, int] = {}
+    vocabulary: dict[str, int] = {}
 
-    def ids(text: str) -> List[int]:
+    def ids(text: str) -> list[int]:
         return [vocabulary.setdefault(token, len(vocabulary) + 1) for token in text.split()]
 
     return [ids(hyp) for hyp in case["hyps"]], [[ids(ref) for ref in refs] for refs in case["refs"]]
 
 
-def _smoothing_parts(smoothing: str) -> Tuple[str, Optional[float]]:
+def _smoothing_parts(smoothing: str) -> tuple[str, float | None]:
     """``"sacrebleu:floor(0.01)"`` -> ``("sacrebleu:floor", 0.01)``."""
     match = re.fullmatch(r"(.+?)(?:\((.+)\))?", smoothing)
     name, value = match.group(1), match.group(2)
@@ -115,7 +114,7 @@ def our_score(case: dict, options: dict) -> float:
     return corpus_bleu(hyps, refs, **options).item()
 
 
-def our_statistics(case: dict, options: dict) -> Dict[str, list]:
+def our_statistics(case: dict, options: dict) -> dict[str, list]:
     hyps, refs = ragged_ids(case)
     config = BLEUConfig(**{**options, "smoothing": "none"})
     stats = batch_statistics(hyps, refs, config)
@@ -134,11 +133,11 @@ def assert_bleu(ours: float, expected: float, tolerance: float = 1e-9) -> None:
         assert math.isclose(ours, expected, rel_tol=tolerance, abs_tol=tolerance)
 
 
-def _case_ids(cases: List[dict]) -> List[str]:
+def _case_ids(cases: list[dict]) -> list[str]:
     return [case["id"] for case in cases]
 
 
-def _with(oracle: str) -> List[dict]:
+def _with(oracle: str) -> list[dict]:
     return [case for case in CASES if case["expected"][oracle] is not None]
 
 
@@ -178,7 +177,7 @@ def test_sacrebleu_value_is_reproduced(case):
 # --- what the sources assert ------------------------------------------------------------------
 
 
-def source_options(case: dict) -> Optional[dict]:
+def source_options(case: dict) -> dict | None:
     """The options under which we reproduce the source, or ``None`` for a listed quirk."""
     if case["id"] in SOURCE_QUIRKS:
         return None
@@ -255,8 +254,11 @@ def test_stats_case_is_reproduced(case):
         options["smooth_value"] = value
     config = BLEUConfig(effective_order=case["effective_order"], **options)
     ours = bleu_from_statistics(
-        torch.tensor(case["counts"]), torch.tensor(case["totals"]), torch.tensor(case["hyp_len"]),
-        torch.tensor(case["ref_len"]), config,
+        torch.tensor(case["counts"]),
+        torch.tensor(case["totals"]),
+        torch.tensor(case["hyp_len"]),
+        torch.tensor(case["ref_len"]),
+        config,
     ).item()
     assert_bleu(ours, case["expected"]["sacrebleu"]["bleu"])
     source = case["expected"]["source"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 import torch
-
 from oracles import sacrebleu_corpus
+
 from torch_bleu import BLEUScore, corpus_bleu, sentence_bleu
 
 INTEGER_DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]
@@ -14,8 +14,12 @@ INTEGER_DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64
 def test_update_runs_on_the_meta_device():
     """update() has no data-dependent shape and never reads a value: it works on tensors without data."""
     metric = BLEUScore(ignore_ids=[0, 1, 2], smoothing="exp").to("meta")
-    metric.update(torch.empty(16, 40, dtype=torch.int64, device="meta"), torch.empty(16, 3, 35, dtype=torch.int64, device="meta"))
-    metric.update(torch.empty(4, 7, dtype=torch.int32, device="meta"), torch.empty(4, 9, dtype=torch.int32, device="meta"))
+    metric.update(
+        torch.empty(16, 40, dtype=torch.int64, device="meta"), torch.empty(16, 3, 35, dtype=torch.int64, device="meta")
+    )
+    metric.update(
+        torch.empty(4, 7, dtype=torch.int32, device="meta"), torch.empty(4, 9, dtype=torch.int32, device="meta")
+    )
     assert metric.numerator.device.type == "meta"
     assert metric.numerator.shape == (4,) and metric.preds_len.shape == ()
 
@@ -69,7 +73,9 @@ def test_rows_made_only_of_ignored_ids():
     preds = torch.tensor([[0, 0, 0], [4, 5, 0]])
     target = torch.tensor([[[4, 0], [0, 0]], [[0, 0], [0, 0]]])
     ours = corpus_bleu(preds, target, ignore_ids=[0], smoothing="floor")
-    assert ours.item() == pytest.approx(sacrebleu_corpus(preds, target, (0,), smooth_method="floor").score / 100, abs=1e-12)
+    assert ours.item() == pytest.approx(
+        sacrebleu_corpus(preds, target, (0,), smooth_method="floor").score / 100, abs=1e-12
+    )
 
 
 def test_two_rows_of_twenty_thousand_tokens():

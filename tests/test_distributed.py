@@ -12,9 +12,9 @@ from __future__ import annotations
 import os
 import random
 import sys
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
 
 import pytest
 import torch
@@ -35,24 +35,24 @@ pytestmark = [
 PAD, BOS, EOS = 0, 1, 2
 IGNORE_IDS = (PAD, BOS, EOS)
 CORPUS_SIZE = 55  # not a multiple of 2 or 3, so DistributedSampler pads on both world sizes
-VOCABULARY = list(range(3, 12)) + [-7, 2**62 + 5]  # small, so n-grams repeat; plus extreme int64 ids
+VOCABULARY = [*range(3, 12), -7, 2**62 + 5]  # small, so n-grams repeat; plus extreme int64 ids
 STATE_NAMES = ("numerator", "denominator", "preds_len", "target_len")
 
 # Per world size: (sentences per rank, batch size per rank). Every scenario covers the whole corpus.
-SCENARIOS: Dict[int, List[Tuple[Tuple[int, ...], Tuple[int, ...]]]] = {
+SCENARIOS: dict[int, list[tuple[tuple[int, ...], tuple[int, ...]]]] = {
     2: [((38, 17), (6, 5)), ((55, 0), (8, 1))],
     3: [((30, 0, 25), (4, 1, 25)), ((5, 31, 19), (3, 7, 16))],
 }
 SAMPLER_BATCH_SIZE = 4
 
-Sentence = Tuple[List[int], List[List[int]]]
+Sentence = tuple[list[int], list[list[int]]]
 
 
-def make_corpus(seed: int = 2017, size: int = CORPUS_SIZE) -> List[Sentence]:
+def make_corpus(seed: int = 2017, size: int = CORPUS_SIZE) -> list[Sentence]:
     """Hypotheses and two references per sentence, edited copies of a random source sentence."""
     rng = random.Random(seed)
 
-    def edited(tokens: List[int]) -> List[int]:
+    def edited(tokens: list[int]) -> list[int]:
         out = [t for t in tokens if rng.random() > 0.15]
         for _ in range(rng.randint(0, 2)):
             out.insert(rng.randint(0, len(out)), rng.choice(VOCABULARY))
@@ -65,7 +65,7 @@ def make_corpus(seed: int = 2017, size: int = CORPUS_SIZE) -> List[Sentence]:
     return corpus
 
 
-def pad_batch(sentences: Sequence[Sentence]) -> Tuple[torch.Tensor, torch.Tensor]:
+def pad_batch(sentences: Sequence[Sentence]) -> tuple[torch.Tensor, torch.Tensor]:
     """``(B, Lp)`` hypotheses and ``(B, 2, Lt)`` references wrapped in BOS/EOS and right-padded."""
     hyp_width = max((len(hyp) for hyp, _ in sentences), default=0) + 3
     ref_width = max((len(ref) for _, refs in sentences for ref in refs), default=0) + 2
@@ -83,7 +83,7 @@ def pad_batch(sentences: Sequence[Sentence]) -> Tuple[torch.Tensor, torch.Tensor
 def sacrebleu_result(sentences: Sequence[Sentence]):
     """sacrebleu's corpus BLEU of the same sentences, ids joined with spaces, absent references as None."""
     hyps = [" ".join(map(str, hyp)) for hyp, _ in sentences]
-    streams: List[List] = [[], []]
+    streams: list[list] = [[], []]
     for _, refs in sentences:
         present = [" ".join(map(str, ref)) if ref else None for ref in refs]
         if all(ref is None for ref in present):
@@ -93,7 +93,7 @@ def sacrebleu_result(sentences: Sequence[Sentence]):
     return sacrebleu.corpus_bleu(hyps, streams, tokenize="none", smooth_method="none")
 
 
-def large_states(rank: int) -> Dict[str, torch.Tensor]:
+def large_states(rank: int) -> dict[str, torch.Tensor]:
     """States near 2**52 on every rank: their sum over 2 or 3 ranks passes 2**53 (odd, so not a float64)."""
     numerator = torch.tensor([2**52 + (rank == 0) - 7 * order for order in range(4)])
     return {
@@ -104,11 +104,11 @@ def large_states(rank: int) -> Dict[str, torch.Tensor]:
     }
 
 
-def states_of(metric: BLEUScore) -> Dict[str, List[int]]:
+def states_of(metric: BLEUScore) -> dict[str, list[int]]:
     return {name: getattr(metric, name).reshape(-1).tolist() for name in STATE_NAMES}
 
 
-def synced_states(metric: BLEUScore) -> Dict[str, List[int]]:
+def synced_states(metric: BLEUScore) -> dict[str, list[int]]:
     """The states summed over all ranks, read through torchmetrics' own sync."""
     metric.sync()
     states = states_of(metric)
@@ -130,7 +130,7 @@ def _evaluate_on_rank(rank: int, world_size: int, store: str, out_dir: str) -> N
     corpus = make_corpus()
     order = list(range(len(corpus)))
     random.Random(world_size).shuffle(order)  # shards are arbitrary subsets, not contiguous runs
-    results: Dict[str, object] = {"scenarios": []}
+    results: dict[str, object] = {"scenarios": []}
 
     for shard_sizes, batch_sizes in SCENARIOS[world_size]:
         start = sum(shard_sizes[:rank])
@@ -167,7 +167,7 @@ def _evaluate_on_rank(rank: int, world_size: int, store: str, out_dir: str) -> N
     dist.destroy_process_group()
 
 
-def run_ranks(world_size: int, tmp_path: Path) -> List[dict]:
+def run_ranks(world_size: int, tmp_path: Path) -> list[dict]:
     """Start ``world_size`` processes in one gloo group and return what each rank saved.
 
     On Linux the ranks are forked (about 0.1 s instead of seconds of re-importing torch per rank);
@@ -183,18 +183,18 @@ def run_ranks(world_size: int, tmp_path: Path) -> List[dict]:
     return [torch.load(tmp_path / f"rank{rank}.pt") for rank in range(world_size)]
 
 
-def single_process_states(sentences: Sequence[Sentence]) -> Tuple[Dict[str, List[int]], float]:
+def single_process_states(sentences: Sequence[Sentence]) -> tuple[dict[str, list[int]], float]:
     metric = BLEUScore(ignore_ids=IGNORE_IDS)
     metric.update(*pad_batch(sentences))
     return states_of(metric), metric.compute().item()
 
 
-def summed(states: Sequence[Dict[str, List[int]]]) -> Dict[str, List[int]]:
+def summed(states: Sequence[dict[str, list[int]]]) -> dict[str, list[int]]:
     return {name: [sum(values) for values in zip(*(s[name] for s in states))] for name in STATE_NAMES}
 
 
 @pytest.fixture(scope="module", params=[2, 3], ids=lambda world_size: f"{world_size}-ranks")
-def ranks(request, tmp_path_factory) -> List[dict]:
+def ranks(request, tmp_path_factory) -> list[dict]:
     """One process group per world size, shared by the tests below."""
     return run_ranks(request.param, tmp_path_factory.mktemp(f"gloo{request.param}"))
 

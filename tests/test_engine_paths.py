@@ -13,8 +13,8 @@ import json
 import math
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import List, Sequence, Tuple
 
 import pytest
 import torch
@@ -22,8 +22,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU
 
-from torch_bleu.engine import ALGORITHMS, PAIRWISE_MAX_WIDTH, choose_algorithm, clipped_matches, stack_rows
-from torch_bleu.engine import rowsort, sorted_keys
+from torch_bleu.engine import (
+    ALGORITHMS,
+    PAIRWISE_MAX_WIDTH,
+    choose_algorithm,
+    clipped_matches,
+    rowsort,
+    sorted_keys,
+    stack_rows,
+)
 from torch_bleu.ngrams import sentence_statistics
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -33,14 +40,14 @@ REPO = Path(__file__).resolve().parents[1]
 
 def sacrebleu_sentence_statistics(
     preds: torch.Tensor, target: torch.Tensor, ignore_ids: Sequence[int], max_order: int
-) -> Tuple[List[List[int]], List[List[int]], List[int], List[int]]:
+) -> tuple[list[list[int]], list[list[int]], list[int], list[int]]:
     """Per sentence: sacrebleu's counts, totals, sys_len and ref_len (``tokenize="none"``).
 
     A reference row with no token left is absent, unless all rows of the sentence are empty: then
     the sentence has one empty reference.
     """
 
-    def text(row: List[int]) -> str:
+    def text(row: list[int]) -> str:
         return " ".join(str(token) for token in row if token not in ignore_ids)
 
     bleu = BLEU(tokenize="none", max_ngram_order=max_order)
@@ -130,7 +137,7 @@ def test_counters_filled_in_passes(counter_bits, batch):
         assert_matches_sacrebleu(preds, target, ignore_ids, 4, "sorted")
 
 
-def _long_batch(batch: int, refs: int, width: int, vocabulary: int, seed: int) -> Tuple[torch.Tensor, torch.Tensor]:
+def _long_batch(batch: int, refs: int, width: int, vocabulary: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     generator = torch.Generator().manual_seed(seed)
     preds = torch.randint(0, vocabulary, (batch, width), generator=generator)
     copied = torch.rand(batch, refs, width, generator=generator) < 0.7

@@ -120,7 +120,11 @@ def test_demo_runs_the_example_as_a_script(tmp_path: Path) -> None:
     plot = tmp_path / "sub" / "bleu.png"
     command = ["bash", str(ROOT / "scripts" / "demo.sh"), "--quick", "--epochs", "1", "--plot", str(plot)]
     # the set-up step is tested by running scripts/test.sh itself; here demo.sh runs in this interpreter
-    env = {**os.environ, "TORCH_BLEU_SKIP_SETUP": "1", "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env = {
+        **os.environ,
+        "TORCH_BLEU_SKIP_SETUP": "1",
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
     finished = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
     assert finished.returncode == 0, finished.stderr
     assert "setup: installing" not in finished.stderr

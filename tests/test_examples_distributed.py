@@ -7,9 +7,9 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Dict, List, Sequence
 
 import pytest
 import torch
@@ -35,7 +35,7 @@ def load_example(name: str, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     return module
 
 
-def torchrun(processes: int, *args: str) -> List[re.Match]:
+def torchrun(processes: int, *args: str) -> list[re.Match]:
     """Run the DDP example under torchrun on CPU; return its summary lines (printed by rank 0 only)."""
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={processes}"]
     completed = subprocess.run(
@@ -59,7 +59,7 @@ def assert_summary(summary: re.Match, counts: Sequence[int], totals: Sequence[in
 needs_gloo = pytest.mark.skipif(not dist.is_available() or not dist.is_gloo_available(), reason="needs gloo")
 
 
-def toy_reference(corpus: Sequence) -> "sacrebleu.BLEUScore":
+def toy_reference(corpus: Sequence) -> sacrebleu.BLEUScore:
     """sacrebleu's corpus BLEU of the DDP example's toy corpus, its ids joined as words."""
     return sacrebleu.corpus_bleu(
         [" ".join(map(str, hyp)) for hyp, _ in corpus],
@@ -84,7 +84,7 @@ def test_ddp_example_prints_the_single_process_score_once(monkeypatch):
     assert_summary(summary, reference.counts, reference.totals, reference.sys_len, reference.ref_len, reference.score)
 
 
-def without_torchrun_variables() -> Dict[str, str]:
+def without_torchrun_variables() -> dict[str, str]:
     """This process's environment less what torchrun would have set, with one OpenMP thread."""
     launched = {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"}
     return {**{k: v for k, v in os.environ.items() if k not in launched}, "OMP_NUM_THREADS": "1"}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import warnings
-from typing import Dict, List, Tuple
 
 import pytest
 import torch
@@ -19,10 +18,10 @@ sacrebleu = pytest.importorskip("sacrebleu")
 
 PAD = 0
 STATE_NAMES = ("numerator", "denominator", "preds_len", "target_len")
-Batch = Tuple[torch.Tensor, torch.Tensor]
+Batch = tuple[torch.Tensor, torch.Tensor]
 
 
-def random_batches(seed: int, count: int = 6, vocabulary: int = 6) -> List[Batch]:
+def random_batches(seed: int, count: int = 6, vocabulary: int = 6) -> list[Batch]:
     """Right-padded batches of varying size and width, two references each, some rows empty."""
     generator = torch.Generator().manual_seed(seed)
     batches = []
@@ -39,22 +38,22 @@ def random_batches(seed: int, count: int = 6, vocabulary: int = 6) -> List[Batch
     return batches
 
 
-def listed(states: Dict[str, torch.Tensor]) -> Dict[str, List[int]]:
+def listed(states: dict[str, torch.Tensor]) -> dict[str, list[int]]:
     return {name: states[name].reshape(-1).tolist() for name in STATE_NAMES}
 
 
-def states_of(metric: BLEUScore) -> Dict[str, List[int]]:
+def states_of(metric: BLEUScore) -> dict[str, list[int]]:
     return listed(metric.metric_state)
 
 
-def evaluated(batches: List[Batch], **options) -> BLEUScore:
+def evaluated(batches: list[Batch], **options) -> BLEUScore:
     metric = BLEUScore(ignore_ids=[PAD], **options)
     for preds, target in batches:
         metric.update(preds, target)
     return metric
 
 
-def state_dict_of(numerator, denominator, preds_len, target_len, dtype=torch.int64) -> Dict[str, torch.Tensor]:
+def state_dict_of(numerator, denominator, preds_len, target_len, dtype=torch.int64) -> dict[str, torch.Tensor]:
     states = zip(STATE_NAMES, (numerator, denominator, preds_len, target_len))
     return {name: torch.tensor(value, dtype=dtype) for name, value in states}
 
@@ -308,7 +307,10 @@ def test_metric_collection_with_default_compute_groups_gives_each_metric_its_own
     # metrics and update only one of them; the later batches count differently.
     first_batch = (torch.tensor([[5, 6, 7, 8]]), torch.tensor([[[5, 6, 7, 8], [5, 6, 7, 8]]]))
     later = [
-        (torch.tensor([[5, 6, 7, 0], [9, 5, 6, 7]]), torch.tensor([[[5, 6, 7, 8], [5, 0, 0, 0]], [[9, 5, 6, 7], [5, 6, 7, 9]]])),
+        (
+            torch.tensor([[5, 6, 7, 0], [9, 5, 6, 7]]),
+            torch.tensor([[[5, 6, 7, 8], [5, 0, 0, 0]], [[9, 5, 6, 7], [5, 6, 7, 9]]]),
+        ),
         (torch.tensor([[7, 0, 0, 0]]), torch.tensor([[[7, 8, 0, 0], [7, 8, 9, 0]]])),  # fewer tokens than orders
     ]
     batches = [first_batch, *later]

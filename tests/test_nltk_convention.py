@@ -1,17 +1,17 @@
 """``convention="nltk"`` against nltk itself: ``sentence_bleu`` for method0..method7, corpus scores for 0..4.
 
 Random corpora come from hypothesis, as nltk takes them (lists of lists of ints). Scores agree to a
-relative 1e-9, nltk's tiny numbers for "no match" (1e-77 ... 1e-231) included; where nltk raises (method6 without a trigram match, or
-with fewer than 3 orders) we return the value documented in ``torch_bleu.smoothing``, computed here
-from nltk's own modified precisions.
+relative 1e-9, nltk's tiny numbers for "no match" (1e-77 ... 1e-231) included. Where nltk raises
+(method6 without a trigram match, or with fewer than 3 orders) we return the value documented in
+``torch_bleu.smoothing``, computed here from nltk's own modified precisions.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import List, Optional, Sequence
 
 import pytest
 import torch
@@ -25,7 +25,7 @@ from torch_bleu.functional import batch_statistics
 SUBNORMAL = 2.3e-308  # below the smallest normal float, results keep too few digits for a relative test
 SETTINGS = settings(max_examples=40, deadline=None)
 
-Corpus = List[List[int]]
+Corpus = list[list[int]]
 
 
 # --- random input ----------------------------------------------------------------------------
@@ -67,7 +67,7 @@ SMOOTH_VALUES = {
 # --- nltk, and what we define where nltk raises ------------------------------------------------
 
 
-def smoothing_function(smooth_value: Optional[float], method: str):
+def smoothing_function(smooth_value: float | None, method: str):
     """nltk's ``SmoothingFunction`` method with our ``smooth_value`` in the role nltk gives it."""
     if smooth_value is None:
         return getattr(nltk_bleu.SmoothingFunction(), method)
@@ -75,11 +75,11 @@ def smoothing_function(smooth_value: Optional[float], method: str):
     return getattr(nltk_bleu.SmoothingFunction(**{parameter: smooth_value}), method)
 
 
-def uniform(weights: Optional[Sequence[float]], max_order: int) -> tuple:
+def uniform(weights: Sequence[float] | None, max_order: int) -> tuple:
     return tuple(weights) if weights is not None else (1.0 / max_order,) * max_order
 
 
-def method6_as_defined(refs: Corpus, hyp: List[int], weights: tuple, alpha: float) -> float:
+def method6_as_defined(refs: Corpus, hyp: list[int], weights: tuple, alpha: float) -> float:
     """``method6`` where nltk refuses the sentence: its interpolation applied as written (exact fractions)."""
     order = len(weights)
     unnormalized = [nltk_bleu.modified_precision(refs, hyp, n) for n in range(1, order + 1)]
@@ -96,7 +96,7 @@ def method6_as_defined(refs: Corpus, hyp: List[int], weights: tuple, alpha: floa
     return penalty * math.exp(math.fsum(w * math.log(p) for w, p in zip(weights, precisions) if w > 0))
 
 
-def nltk_sentence(refs: Corpus, hyp: List[int], weights: tuple, method: str, smooth_value: Optional[float]) -> float:
+def nltk_sentence(refs: Corpus, hyp: list[int], weights: tuple, method: str, smooth_value: float | None) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # method0 warns about every order without a match
         try:
@@ -106,7 +106,7 @@ def nltk_sentence(refs: Corpus, hyp: List[int], weights: tuple, method: str, smo
             return method6_as_defined(refs, hyp, weights, smooth_value if smooth_value is not None else 5.0)
 
 
-def nltk_corpus(refs: List[Corpus], hyps: Corpus, weights: tuple, method: str, smooth_value: Optional[float]) -> float:
+def nltk_corpus(refs: list[Corpus], hyps: Corpus, weights: tuple, method: str, smooth_value: float | None) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return nltk_bleu.corpus_bleu(refs, hyps, weights, smoothing_function(smooth_value, method))

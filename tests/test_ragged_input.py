@@ -7,7 +7,6 @@ sacrebleu, where a missing reference is ``None`` and an empty one is ``""``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
 
 import pytest
 import torch
@@ -41,19 +40,20 @@ def ragged_corpora(draw, max_batch: int = 6, max_len: int = 10):
     return hyps, refs
 
 
-def sacrebleu_score(hyps: List[List[int]], refs: List[List[List[int]]], **options):
+def sacrebleu_score(hyps: list[list[int]], refs: list[list[list[int]]], **options):
     """sacrebleu on the ids as words; a hypothesis with fewer references gets ``None`` in the other streams."""
-    def text(ids: List[int]) -> str:
+
+    def text(ids: list[int]) -> str:
         return " ".join(map(str, ids))
 
-    streams: List[List[Optional[str]]] = [[] for _ in range(max(map(len, refs)))]
+    streams: list[list[str | None]] = [[] for _ in range(max(map(len, refs)))]
     for sentence_refs in refs:
         for index, stream in enumerate(streams):
             stream.append(text(sentence_refs[index]) if index < len(sentence_refs) else None)
     return BLEU(tokenize="none", **options).corpus_score([text(hyp) for hyp in hyps], streams)
 
 
-def as_tensors(rows: List[List[int]]) -> List[torch.Tensor]:
+def as_tensors(rows: list[list[int]]) -> list[torch.Tensor]:
     return [torch.tensor(row, dtype=torch.int64) for row in rows]
 
 
@@ -263,7 +263,7 @@ def test_wmt17_system_as_ragged_ids_equals_sacrebleu():
     hyps = system.read_text(encoding="utf-8").splitlines()[:400]
     vocabulary: dict = {}
 
-    def ids(line: str) -> List[int]:
+    def ids(line: str) -> list[int]:
         return [vocabulary.setdefault(word, len(vocabulary)) for word in line.split()]
 
     expected = BLEU(tokenize="none").corpus_score(hyps, [refs])

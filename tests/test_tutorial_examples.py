@@ -7,7 +7,7 @@ the section heading.
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Sequence
+from collections.abc import Sequence
 
 import pytest
 import torch
@@ -23,23 +23,23 @@ class Vocabulary:
     """Words to ids, the way a tokenizer would hand them to the metric."""
 
     def __init__(self) -> None:
-        self.ids: Dict[str, int] = {}
+        self.ids: dict[str, int] = {}
 
-    def __call__(self, words: Sequence[str]) -> List[int]:
+    def __call__(self, words: Sequence[str]) -> list[int]:
         return [self.ids.setdefault(word, len(self.ids) + 3) for word in words]
 
 
-def precisions(hyps, refs, **options) -> List[float]:
+def precisions(hyps, refs, **options) -> list[float]:
     stats = batch_statistics(hyps, refs, BLEUConfig(**options))
     return (stats.matches.sum(0) / stats.totals.sum(0)).tolist()
 
 
-# --- a tutorial on nltk's corpus_bleu and the usual evaluate_bleu loop ------------------------------------------------------
+# --- a tutorial on nltk's corpus_bleu and the usual evaluate_bleu loop ------------------------------
 
 
 def test_nltk_tutorial_cat_on_the_mat_scores_0_6756():
     words = Vocabulary()
-    hypothesis = words("the cat is on the mat".split())
+    hypothesis = words(["the", "cat", "is", "on", "the", "mat"])
     texts = ("the cat is on mat", "there is a cat on the mat", "a cat being on the mat")
     references = [words(text.split()) for text in texts]
     expected = 0.6756000774035172  # sentence_bleu(references, hypothesis), as the tutorial prints it
@@ -68,7 +68,7 @@ D2L_WEIGHTS = [0.5**n for n in range(1, 5)]
 
 def test_d2l_precisions_of_a_b_b_c_d():
     words = Vocabulary()
-    pred, label = words("A B B C D".split()), words("A B C D E F".split())
+    pred, label = words(["A", "B", "B", "C", "D"]), words(["A", "B", "C", "D", "E", "F"])
     assert precisions([pred], [[label]]) == pytest.approx([4 / 5, 3 / 4, 1 / 3, 0])
     # p4 = 0, so the product p_n ** (1/2**n) is 0, as D2L's code computes too
     assert sentence_bleu([pred], [[label]], weights=D2L_WEIGHTS).item() == 0.0
@@ -76,7 +76,7 @@ def test_d2l_precisions_of_a_b_b_c_d():
 
 def test_d2l_brevity_with_k_2_is_e_to_the_minus_2():
     words = Vocabulary()
-    pred, label = words("A B".split()), words("A B C D E F".split())
+    pred, label = words(["A", "B"]), words(["A", "B", "C", "D", "E", "F"])
     score = corpus_bleu([pred], [[label]], max_order=2, weights=D2L_WEIGHTS[:2]).item()
     assert score == pytest.approx(math.exp(1 - 6 / 2), rel=1e-12)  # p1 = p2 = 1; D2L rounds to 0.14
 
@@ -86,8 +86,8 @@ def test_d2l_brevity_with_k_2_is_e_to_the_minus_2():
 
 def test_basketball_example_scores_0_4238():
     words = Vocabulary()
-    candidate = words("Going to play basketball this afternoon ?".split())
-    reference = words("Going to play basketball in the afternoon ?".split())
+    candidate = words(["Going", "to", "play", "basketball", "this", "afternoon", "?"])
+    reference = words(["Going", "to", "play", "basketball", "in", "the", "afternoon", "?"])
     assert precisions([candidate], [[reference]]) == pytest.approx([6 / 7, 4 / 6, 2 / 5, 1 / 4])
     expected = math.exp(1 - 8 / 7) * math.exp(sum(map(math.log, [6 / 7, 4 / 6, 2 / 5, 1 / 4])) / 4)
     for convention in ("nltk", "sacrebleu"):
@@ -101,8 +101,8 @@ def test_basketball_example_scores_0_4238():
 
 def test_method1_tutorial_on_the_cat_sat_on_the_mat():
     words = Vocabulary()
-    reference = [words("The cat is on the mat".split())]
-    candidate = words("The cat sat on the mat".split())
+    reference = [words(["The", "cat", "is", "on", "the", "mat"])]
+    candidate = words(["The", "cat", "sat", "on", "the", "mat"])
     # p4 = 0/3 becomes epsilon/3 = 0.1/3
     expected = math.exp(sum(map(math.log, [5 / 6, 3 / 5, 1 / 4, 0.1 / 3])) / 4)
     method1 = SmoothingFunction().method1
@@ -123,8 +123,11 @@ def test_standard_library_tutorial_computes_0_not_the_0_638_its_text_prints():
     a reference, and the code returns 0 when any precision is 0. sacrebleu's convention gives 0.0 too;
     nltk's gives its tiny "no match" number, which prints as 0.000 as well."""
     words = Vocabulary()
-    candidate = words("the cat is on the mat".split())
-    references = [words("there is a cat on the mat".split()), words("the cat sits on the mat".split())]
+    candidate = words(["the", "cat", "is", "on", "the", "mat"])
+    references = [
+        words(["there", "is", "a", "cat", "on", "the", "mat"]),
+        words(["the", "cat", "sits", "on", "the", "mat"]),
+    ]
     # the code's precisions: clipped matches over max(1, #n-grams), i.e. nltk's convention
     assert precisions([candidate], [references], convention="nltk") == pytest.approx([6 / 6, 3 / 5, 1 / 4, 0 / 3])
     assert sentence_bleu([candidate], [references]).item() == 0.0

@@ -8,7 +8,7 @@
 """
 
 import importlib
-from typing import TYPE_CHECKING, Any, List
+from typing import TYPE_CHECKING, Any
 
 from .config import BLEUConfig
 
@@ -49,5 +49,5 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-def __dir__() -> List[str]:
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY_MODULES))

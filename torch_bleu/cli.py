@@ -24,9 +24,10 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -34,10 +35,26 @@ from . import __version__
 from .config import BLEUConfig
 from .corpus_statistics import device_statistics, host_statistics
 from .significance import PairedResult, paired_approximate_randomization, paired_bootstrap
-from .text import TOKENIZERS, InputError, TokenStream, Vocabulary, load_tokenizer, read_lines, read_references
-from .text import decode_lines, split_systems, tokenizer_signature
+from .text import (
+    TOKENIZERS,
+    InputError,
+    TokenStream,
+    Vocabulary,
+    decode_lines,
+    load_tokenizer,
+    read_lines,
+    read_references,
+    split_systems,
+    tokenizer_signature,
+)
 
-SMOOTH_DEFAULTS: Dict[str, Optional[float]] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
+if TYPE_CHECKING:
+    from sacrebleu.metrics.bleu import BLEUScore
+
+#: A paired test of :mod:`torch_bleu.significance`: (packed, config, n_samples, seed, progress=...) -> result.
+PairedTest = Callable[..., PairedResult]
+
+SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 SAMPLE_DEFAULTS = {"bs": 1000, "ar": 10000}
 FORMATS = ("json", "text", "latex")
 #: Signature fields in sacrebleu's order (``version`` last) with their ``--short`` names.
@@ -56,45 +73,104 @@ def build_parser() -> argparse.ArgumentParser:
         "Example: torch-bleu ref.de -i system-a.de system-b.de --paired-bs",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--input", "-i", type=str, nargs="*", default=None,
-                        help="Hypothesis file(s), one per system (default: standard input, systems separated by tabs).")
-    parser.add_argument("refs", nargs="*", default=[],
-                        help="Reference files, given before -i. A folder stands for all files in it, in name order.")
-    parser.add_argument("--num-refs", "-nr", type=int, default=1,
-                        help="Split the single reference file on tabs into this many references (default: 1).")
-    parser.add_argument("--encoding", "-e", type=str, default="utf-8",
-                        help="Encoding of the input files (default: utf-8).")
-    parser.add_argument("--metrics", "-m", choices=["bleu"], nargs="+", default=["bleu"],
-                        help="Accepted for compatibility; torch-bleu computes BLEU only.")
+    parser.add_argument(
+        "--input",
+        "-i",
+        type=str,
+        nargs="*",
+        default=None,
+        help="Hypothesis file(s), one per system (default: standard input, systems separated by tabs).",
+    )
+    parser.add_argument(
+        "refs",
+        nargs="*",
+        default=[],
+        help="Reference files, given before -i. A folder stands for all files in it, in name order.",
+    )
+    parser.add_argument(
+        "--num-refs",
+        "-nr",
+        type=int,
+        default=1,
+        help="Split the single reference file on tabs into this many references (default: 1).",
+    )
+    parser.add_argument(
+        "--encoding", "-e", type=str, default="utf-8", help="Encoding of the input files (default: utf-8)."
+    )
+    parser.add_argument(
+        "--metrics",
+        "-m",
+        choices=["bleu"],
+        nargs="+",
+        default=["bleu"],
+        help="Accepted for compatibility; torch-bleu computes BLEU only.",
+    )
     parser.add_argument("--sentence-level", "-sl", action="store_true", help="Print the BLEU of every sentence.")
 
     bleu = parser.add_argument_group("BLEU options")
-    bleu.add_argument("--smooth-method", "-s", choices=list(SMOOTH_DEFAULTS), default="exp",
-                      help="Smoothing method (default: %(default)s).")
-    bleu.add_argument("--smooth-value", "-sv", type=float, default=None,
-                      help="Smoothing value of floor (default 0.1) and add-k (default 1).")
-    bleu.add_argument("--tokenize", "-tok", choices=TOKENIZERS, default="13a",
-                      help="sacrebleu tokenizer (default: %(default)s).")
+    bleu.add_argument(
+        "--smooth-method",
+        "-s",
+        choices=list(SMOOTH_DEFAULTS),
+        default="exp",
+        help="Smoothing method (default: %(default)s).",
+    )
+    bleu.add_argument(
+        "--smooth-value",
+        "-sv",
+        type=float,
+        default=None,
+        help="Smoothing value of floor (default 0.1) and add-k (default 1).",
+    )
+    bleu.add_argument(
+        "--tokenize", "-tok", choices=TOKENIZERS, default="13a", help="sacrebleu tokenizer (default: %(default)s)."
+    )
     bleu.add_argument("--lowercase", "-lc", action="store_true", help="Case-insensitive BLEU.")
     bleu.add_argument("--force", action="store_true", help="Do not warn about input that looks tokenized.")
     bleu.add_argument("--max-ngram-order", type=int, default=4, help="Highest n-gram order (default: %(default)s).")
 
     tests = parser.add_argument_group("Confidence intervals and paired significance tests")
-    tests.add_argument("--confidence", "-ci", action="store_true",
-                       help="Report a bootstrap confidence interval (single system).")
-    tests.add_argument("--confidence-n", "-cin", type=int, default=1000,
-                       help="Bootstrap resamples for --confidence (default: %(default)s).")
+    tests.add_argument(
+        "--confidence", "-ci", action="store_true", help="Report a bootstrap confidence interval (single system)."
+    )
+    tests.add_argument(
+        "--confidence-n",
+        "-cin",
+        type=int,
+        default=1000,
+        help="Bootstrap resamples for --confidence (default: %(default)s).",
+    )
     paired = tests.add_mutually_exclusive_group()
-    paired.add_argument("--paired-ar", "-par", action="store_true",
-                        help="Paired approximate randomization test against the first system.")
-    paired.add_argument("--paired-bs", "-pbs", action="store_true",
-                        help="Paired bootstrap resampling test against the first system.")
-    tests.add_argument("--paired-ar-n", "-parn", type=int, default=10000,
-                       help="Approximate randomization trials (default: %(default)s).")
-    tests.add_argument("--paired-bs-n", "-pbsn", type=int, default=1000,
-                       help="Bootstrap resamples of the paired test (default: %(default)s).")
-    tests.add_argument("--paired-jobs", "-j", type=int, default=1,
-                       help="Accepted for compatibility; the tests run vectorized in one process.")
+    paired.add_argument(
+        "--paired-ar",
+        "-par",
+        action="store_true",
+        help="Paired approximate randomization test against the first system.",
+    )
+    paired.add_argument(
+        "--paired-bs", "-pbs", action="store_true", help="Paired bootstrap resampling test against the first system."
+    )
+    tests.add_argument(
+        "--paired-ar-n",
+        "-parn",
+        type=int,
+        default=10000,
+        help="Approximate randomization trials (default: %(default)s).",
+    )
+    tests.add_argument(
+        "--paired-bs-n",
+        "-pbsn",
+        type=int,
+        default=1000,
+        help="Bootstrap resamples of the paired test (default: %(default)s).",
+    )
+    tests.add_argument(
+        "--paired-jobs",
+        "-j",
+        type=int,
+        default=1,
+        help="Accepted for compatibility; the tests run vectorized in one process.",
+    )
 
     report = parser.add_argument_group("Output")
     report.add_argument("--quiet", "-q", action="store_true", help="No progress bar.")
@@ -102,16 +178,26 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--score-only", "-b", action="store_true", help="Print only the score.")
     report.add_argument("--width", "-w", type=int, default=1, help="Decimals of printed scores (default: %(default)s).")
     report.add_argument("--no-color", "-nc", action="store_true", help="No terminal colors.")
-    report.add_argument("--format", "-f", choices=FORMATS, default="json",
-                        help="Output format (default: json; $SACREBLEU_FORMAT overrides it). "
-                        "latex is for several systems.")
-    report.add_argument("--device", default=None,
-                        help="Where to count n-grams: cpu (with NumPy, without importing PyTorch) or a PyTorch "
-                        "device for the tensor engine, such as cuda, cuda:1 or cpu:0 (default: cuda when "
-                        "PyTorch sees a GPU, else cpu).")
-    report.add_argument("--threads", type=int, default=None,
-                        help="CPU threads for PyTorch with a --device other than cpu (default: 1 unless "
-                        "OMP_NUM_THREADS is set).")
+    report.add_argument(
+        "--format",
+        "-f",
+        choices=FORMATS,
+        default="json",
+        help="Output format (default: json; $SACREBLEU_FORMAT overrides it). latex is for several systems.",
+    )
+    report.add_argument(
+        "--device",
+        default=None,
+        help="Where to count n-grams: cpu (with NumPy, without importing PyTorch) or a PyTorch "
+        "device for the tensor engine, such as cuda, cuda:1 or cpu:0 (default: cuda when "
+        "PyTorch sees a GPU, else cpu).",
+    )
+    report.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="CPU threads for PyTorch with a --device other than cpu (default: 1 unless OMP_NUM_THREADS is set).",
+    )
     parser.add_argument("--version", "-V", action="version", version=f"%(prog)s {__version__}")
     return parser
 
@@ -122,11 +208,11 @@ class Run:
 
     args: argparse.Namespace
     config: BLEUConfig
-    seed: Optional[int]
+    seed: int | None
     show_progress: bool
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (0, or 1 for bad input; argparse exits with 2)."""
     args = build_parser().parse_args(argv)
     if os.environ.get("SACREBLEU_FORMAT", "").lower() in FORMATS:
@@ -181,7 +267,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _count(systems: List[TokenStream], references: List[TokenStream], device: str, run: Run) -> np.ndarray:
+def _count(systems: list[TokenStream], references: list[TokenStream], device: str, run: Run) -> np.ndarray:
     """Per-sentence statistics of every system, with NumPy on the CPU or the tensor engine on ``device``."""
     order = run.args.max_ngram_order
     sentences = len(references[0].lengths)
@@ -255,14 +341,14 @@ def _bleu_config(args: argparse.Namespace) -> BLEUConfig:
         raise InputError(str(error)) from None
 
 
-def _read_systems(args: argparse.Namespace) -> Tuple[List[str], List[List[str]]]:
+def _read_systems(args: argparse.Namespace) -> tuple[list[str], list[list[str]]]:
     paired = args.paired_bs or args.paired_ar
     if args.input is None:
         lines = decode_lines(sys.stdin.buffer.read(), args.encoding, "<stdin>", universal_newlines=True)
         systems = split_systems(lines)
         names = [f"System {number}" for number in range(1, len(systems) + 1)]
         if paired:
-            names = ["Baseline"] + names[:-1]
+            names = ["Baseline", *names[:-1]]
     else:
         names, systems = [], []
         for path in args.input:
@@ -284,7 +370,7 @@ def _read_systems(args: argparse.Namespace) -> Tuple[List[str], List[List[str]]]
 
 
 def _check_lengths(
-    names: List[str], systems: List[List[str]], reference_names: List[str], references: List[List[str]]
+    names: list[str], systems: list[list[str]], reference_names: list[str], references: list[list[str]]
 ) -> None:
     for name, system in zip(names, systems):
         if not system:
@@ -296,7 +382,7 @@ def _check_lengths(
                 )
 
 
-def _warn_if_tokenized(names: List[str], systems: List[List[str]]) -> None:
+def _warn_if_tokenized(names: list[str], systems: list[list[str]]) -> None:
     for name, system in zip(names, systems):
         if sum(line.endswith(" .") for line in system) >= 100:
             print(
@@ -317,14 +403,19 @@ def _progress_bar(total: int, description: str, enabled: bool) -> Iterator[Calla
             bar = tqdm(total=total, desc=description, file=sys.stderr, leave=False)
         except ImportError:
             pass
+
+    def advance(done: int) -> None:
+        if bar is not None:
+            bar.update(done)
+
     try:
-        yield bar.update if bar is not None else (lambda done: None)
+        yield advance
     finally:
         if bar is not None:
             bar.close()
 
 
-def _seed() -> Optional[int]:
+def _seed() -> int | None:
     """sacrebleu's seed: ``$SACREBLEU_SEED`` (``none`` for fresh entropy), 12345 by default."""
     value = os.environ.get("SACREBLEU_SEED", "12345")
     if value.lower() == "none":
@@ -338,7 +429,7 @@ def _seed() -> Optional[int]:
 # ---------------------------------------------------------------------------------------------- scores
 
 
-def _corpus_score(packed: Sequence[int], args: argparse.Namespace, effective_order: bool = False):
+def _corpus_score(packed: Sequence[int], args: argparse.Namespace, effective_order: bool = False) -> BLEUScore:
     """sacrebleu's ``BLEUScore`` of summed statistics ``[hyp_len, ref_len, matches..., totals...]``."""
     from sacrebleu.metrics.bleu import BLEU
 
@@ -355,7 +446,7 @@ def _corpus_score(packed: Sequence[int], args: argparse.Namespace, effective_ord
     )
 
 
-def _describe(args: argparse.Namespace, signature: Dict[str, str], effective_order: bool = False) -> Dict[str, str]:
+def _describe(args: argparse.Namespace, signature: dict[str, str], effective_order: bool = False) -> dict[str, str]:
     """The full signature: ``signature``'s test fields plus the BLEU options, in sacrebleu's order."""
     smooth = args.smooth_method
     if SMOOTH_DEFAULTS[smooth] is not None:
@@ -374,11 +465,11 @@ def _describe(args: argparse.Namespace, signature: Dict[str, str], effective_ord
     return {name: fields[name] for name in SIGNATURE_FIELDS if name in fields}
 
 
-def _signature_text(fields: Dict[str, str], short: bool) -> str:
+def _signature_text(fields: dict[str, str], short: bool) -> str:
     return "|".join(f"{SIGNATURE_FIELDS[name] if short else name}:{value}" for name, value in fields.items())
 
 
-def _verbose(score) -> str:
+def _verbose(score: BLEUScore) -> str:
     precisions = "/".join(f"{precision:.1f}" for precision in score.precisions)
     return (
         f"{precisions} (BP = {score.bp:.3f} ratio = {score.ratio:.3f} "
@@ -387,12 +478,12 @@ def _verbose(score) -> str:
 
 
 def _score_record(
-    score, args: argparse.Namespace, fields: Dict[str, str], confidence: Optional[Tuple[float, float]] = None
+    score: BLEUScore, args: argparse.Namespace, fields: dict[str, str], confidence: tuple[float, float] | None = None
 ) -> str:
     """One system's JSON record or text line (sacrebleu's ``Score.format``)."""
     width = args.width
     shown = f"{score.score:.{width}f}"
-    record: Dict[str, object] = {"name": "BLEU", "score": float(shown), "signature": _signature_text(fields, False)}
+    record: dict[str, object] = {"name": "BLEU", "score": float(shown), "signature": _signature_text(fields, False)}
     if confidence is not None and confidence[0] > 0:
         mean, half_width = f"{confidence[0]:.{width}f}", f"{confidence[1]:.{width}f}"
         interval = f"μ = {mean} ± {half_width}"
@@ -407,7 +498,7 @@ def _score_record(
     return f"BLEU|{_signature_text(fields, args.short)} = {shown} {record['verbose_score']}"
 
 
-def _print_sentences(packed: np.ndarray, run: Run, signature: Dict[str, str]) -> None:
+def _print_sentences(packed: np.ndarray, run: Run, signature: dict[str, str]) -> None:
     args = run.args
     signature_text = _signature_text(_describe(args, signature, effective_order=True), args.short)
     for row in packed[0].tolist():
@@ -416,23 +507,24 @@ def _print_sentences(packed: np.ndarray, run: Run, signature: Dict[str, str]) ->
         print(shown if args.score_only else f"BLEU|{signature_text} = {shown} {_verbose(score)}")
 
 
-def _print_single(packed: np.ndarray, run: Run, signature: Dict[str, str]) -> None:
+def _print_single(packed: np.ndarray, run: Run, signature: dict[str, str]) -> None:
     args = run.args
     score = _corpus_score(packed[0].sum(axis=0).tolist(), args)
     confidence = None
     if args.confidence and args.confidence_n > 1:
         result = _run_test(paired_bootstrap, packed, run, args.confidence_n, "bootstrap")
+        assert result.means is not None and result.cis is not None  # a bootstrap gives both
         confidence = (result.means[0].item(), result.cis[0].item())
         signature = {**signature, "bs": str(args.confidence_n), "seed": str(run.seed).lower()}
     print(_score_record(score, args, _describe(args, signature), confidence))
 
 
-def _run_test(test, packed: np.ndarray, run: Run, n: int, description: str) -> PairedResult:
+def _run_test(test: PairedTest, packed: np.ndarray, run: Run, n: int, description: str) -> PairedResult:
     with _progress_bar(n, description, run.show_progress) as advance:
         return test(packed, run.config, n, run.seed, progress=advance)
 
 
-def _print_systems(names: List[str], packed: np.ndarray, run: Run, signature: Dict[str, str]) -> None:
+def _print_systems(names: list[str], packed: np.ndarray, run: Run, signature: dict[str, str]) -> None:
     args = run.args
     shown = [f"{_corpus_score(row, args).score:.{args.width}f}" for row in packed.sum(axis=1).tolist()]
     if args.format == "json":
@@ -442,7 +534,7 @@ def _print_systems(names: List[str], packed: np.ndarray, run: Run, signature: Di
     _print_signatures(_describe(args, signature), args)
 
 
-def _print_paired(names: List[str], packed: np.ndarray, run: Run, signature: Dict[str, str]) -> None:
+def _print_paired(names: list[str], packed: np.ndarray, run: Run, signature: dict[str, str]) -> None:
     args = run.args
     kind = "bs" if args.paired_bs else "ar"
     requested = args.paired_bs_n if kind == "bs" else args.paired_ar_n
@@ -453,7 +545,7 @@ def _print_paired(names: List[str], packed: np.ndarray, run: Run, signature: Dic
         result = _run_test(paired_approximate_randomization, packed, run, n, "approximate randomization")
 
     scores = [_corpus_score(row, args).score for row in packed.sum(axis=1).tolist()]
-    p_values = [None] + result.p_values[1:].tolist()
+    p_values = [None, *result.p_values[1:].tolist()]
     means = result.means.tolist() if result.means is not None else [None] * len(names)
     cis = result.cis.tolist() if result.cis is not None else [None] * len(names)
     if args.format == "json":
@@ -492,11 +584,11 @@ def _paint(text: str, color: str, args: argparse.Namespace) -> str:
     return f"{ANSI[color]}{text}\x1b[0m" if _colors_enabled(args) else text
 
 
-def _print_table(columns: Dict[str, List[str]], args: argparse.Namespace, highlight_first_row: bool = False) -> None:
+def _print_table(columns: dict[str, list[str]], args: argparse.Namespace, highlight_first_row: bool = False) -> None:
     from tabulate import tabulate
 
     if highlight_first_row:  # the baseline's row
-        columns = {name: [_paint(values[0], "yellow", args)] + values[1:] for name, values in columns.items()}
+        columns = {name: [_paint(values[0], "yellow", args), *values[1:]] for name, values in columns.items()}
     columns = {_paint(name, "cyan", args): values for name, values in columns.items()}
     table_format = {"text": "fancy_grid", "latex": "latex_booktabs"}[args.format]
     print(tabulate(columns, headers="keys", tablefmt=table_format, colalign=("right",), stralign="center",
@@ -540,7 +632,7 @@ def _print_explanation(kind: str, n: int, baseline_name: str, args: argparse.Nam
     print("\n".join(lines))
 
 
-def _print_signatures(fields: Dict[str, str], args: argparse.Namespace) -> None:
+def _print_signatures(fields: dict[str, str], args: argparse.Namespace) -> None:
     print("-----------------\nMetric signatures\n-----------------")
     print(f" - {'BLEU':<10} {_signature_text(fields, args.short)}")
 

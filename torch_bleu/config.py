@@ -9,8 +9,9 @@ from __future__ import annotations
 import math
 import numbers
 import sys
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Mapping, Optional, Sequence, Tuple
+from typing import Any
 
 SACREBLEU_SMOOTHING = ("none", "floor", "add-k", "exp")
 NLTK_SMOOTHING = tuple(f"method{i}" for i in range(8))
@@ -19,7 +20,7 @@ DEFAULT_MAX_ORDER = 4
 REF_LENGTH_RULES = ("closest", "shortest")
 
 #: Smoothing names each convention accepts (``"none"`` is nltk's ``method0`` under ``convention="nltk"``).
-SMOOTHING_BY_CONVENTION = {"sacrebleu": SACREBLEU_SMOOTHING, "nltk": ("none",) + NLTK_SMOOTHING}
+SMOOTHING_BY_CONVENTION = {"sacrebleu": SACREBLEU_SMOOTHING, "nltk": ("none", *NLTK_SMOOTHING)}
 
 #: nltk's name for each sacrebleu smoothing, for error messages that point the way.
 NLTK_NAME_OF = {"floor": "method1", "add-k": "method2", "exp": "method3"}
@@ -59,7 +60,8 @@ FOREIGN_OPTIONS = {
     "lowercase": TEXT_HINT,
 }
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, init=False)
 class BLEUConfig:
     """The options that define one flavour of BLEU.
 
@@ -95,31 +97,61 @@ class BLEUConfig:
         ValueError: max_order must be an integer >= 1, got 0
     """
 
-    max_order: Optional[int] = None
-    weights: Optional[Sequence[float]] = None
-    smoothing: str = "none"
-    smooth_value: Optional[float] = None
-    effective_order: bool = False
-    ignore_ids: Sequence[int] = ()
-    ref_length: str = "closest"
-    convention: str = "sacrebleu"
+    max_order: int
+    weights: tuple[float, ...]
+    smoothing: str
+    smooth_value: float | None
+    effective_order: bool
+    ignore_ids: tuple[int, ...]
+    ref_length: str
+    convention: str
 
-    def __post_init__(self) -> None:
-        max_order = _resolve_max_order(self.max_order, self.weights)
-        object.__setattr__(self, "max_order", max_order)
-        object.__setattr__(self, "weights", _check_weights(self.weights, max_order))
-        _check_choice("convention", self.convention, CONVENTIONS)
-        _check_choice("ref_length", self.ref_length, REF_LENGTH_RULES)
-        _check_choice("smoothing", self.smoothing, SACREBLEU_SMOOTHING + NLTK_SMOOTHING)
-        _check_smoothing_convention(self.smoothing, self.convention)
-        object.__setattr__(self, "smooth_value", _check_smooth_value(self.smoothing, self.smooth_value))
-        if not isinstance(self.effective_order, bool):
-            raise TypeError(f"effective_order must be a bool, got {type(self.effective_order).__name__}")
-        if self.effective_order and self.convention == "nltk":
+    def __init__(
+        self,
+        max_order: int | None = None,
+        weights: Sequence[float] | None = None,
+        smoothing: str = "none",
+        smooth_value: float | None = None,
+        effective_order: bool = False,
+        ignore_ids: Sequence[int] = (),
+        ref_length: str = "closest",
+        convention: str = "sacrebleu",
+    ) -> None:
+        resolved_order = _resolve_max_order(max_order, weights)
+        _check_choice("convention", convention, CONVENTIONS)
+        _check_choice("ref_length", ref_length, REF_LENGTH_RULES)
+        _check_choice("smoothing", smoothing, SACREBLEU_SMOOTHING + NLTK_SMOOTHING)
+        _check_smoothing_convention(smoothing, convention)
+        if not isinstance(effective_order, bool):
+            raise TypeError(f"effective_order must be a bool, got {type(effective_order).__name__}")
+        if effective_order and convention == "nltk":
             raise ValueError(
                 "effective_order is sacrebleu's option; convention='nltk' has none (its denominators are never 0)"
             )
-        object.__setattr__(self, "ignore_ids", _check_ignore_ids(self.ignore_ids))
+        checked = {
+            "max_order": resolved_order,
+            "weights": _check_weights(weights, resolved_order),
+            "smoothing": smoothing,
+            "smooth_value": _check_smooth_value(smoothing, smooth_value),
+            "effective_order": effective_order,
+            "ignore_ids": _check_ignore_ids(ignore_ids),
+            "ref_length": ref_length,
+            "convention": convention,
+        }
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+
+    @property
+    def constant(self) -> float:
+        """``smooth_value`` of a smoothing method that has a constant (floor, add-k, method1, 4, 6, 7).
+
+        Example:
+            >>> BLEUConfig(smoothing="add-k").constant
+            1.0
+        """
+        if self.smooth_value is None:
+            raise ValueError(f"smoothing {self.smoothing!r} has no constant")
+        return self.smooth_value
 
     @property
     def statistics_order(self) -> int:
@@ -161,6 +193,7 @@ def config_from_options(options: Mapping[str, Any]) -> BLEUConfig:
             raise unknown_option(name)
     return BLEUConfig(**options)
 
+
 def require_corpus_smoothing(config: BLEUConfig) -> None:
     """Reject nltk's ``method5``, ``method6`` and ``method7`` for corpus scores.
 
@@ -182,12 +215,12 @@ def require_corpus_smoothing(config: BLEUConfig) -> None:
         )
 
 
-def _check_choice(name: str, value: object, choices: Tuple[str, ...]) -> None:
+def _check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
     if value not in choices:
         raise ValueError(f"unknown {name} {value!r}; expected one of {', '.join(map(repr, choices))}")
 
 
-def _resolve_max_order(max_order: Optional[int], weights: Optional[Sequence[float]]) -> int:
+def _resolve_max_order(max_order: int | None, weights: Sequence[float] | None) -> int:
     """``max_order`` as given, else the number of weights (nltk's rule), else 4."""
     if max_order is None:
         if weights is None or isinstance(weights, (str, bytes)) or not hasattr(weights, "__len__"):
@@ -200,14 +233,14 @@ def _resolve_max_order(max_order: Optional[int], weights: Optional[Sequence[floa
     return int(max_order)
 
 
-def _check_weights(weights: Optional[Sequence[float]], max_order: int) -> Tuple[float, ...]:
+def _check_weights(weights: Sequence[float] | None, max_order: int) -> tuple[float, ...]:
     if weights is None:
         return (1.0 / max_order,) * max_order
     if isinstance(weights, (str, bytes)) or not hasattr(weights, "__len__"):
         raise TypeError(f"weights must be a sequence of {max_order} numbers, got {type(weights).__name__}")
     if len(weights) != max_order:
         raise ValueError(f"weights must have one entry per order: expected {max_order}, got {len(weights)}")
-    checked = []
+    checked: list[float] = []
     for weight in weights:
         if isinstance(weight, bool) or not isinstance(weight, numbers.Real):
             raise TypeError(f"weights must be real numbers, got {weight!r}")
@@ -229,7 +262,7 @@ def _check_smoothing_convention(smoothing: str, convention: str) -> None:
     raise ValueError(f"smoothing {smoothing!r} does not belong to convention {convention!r}; {hint}")
 
 
-def _check_smooth_value(smoothing: str, smooth_value: Optional[float]) -> Optional[float]:
+def _check_smooth_value(smoothing: str, smooth_value: float | None) -> float | None:
     if smooth_value is None:
         return DEFAULT_SMOOTH_VALUES.get(smoothing)
     if isinstance(smooth_value, bool) or not isinstance(smooth_value, numbers.Real):
@@ -243,7 +276,7 @@ def _check_smooth_value(smoothing: str, smooth_value: Optional[float]) -> Option
     return float(smooth_value)
 
 
-def _check_ignore_ids(ignore_ids: Sequence[int]) -> Tuple[int, ...]:
+def _check_ignore_ids(ignore_ids: object) -> tuple[int, ...]:
     torch = sys.modules.get("torch")  # a tensor exists only once PyTorch is imported: no need to import it here
     if torch is not None and isinstance(ignore_ids, torch.Tensor):
         if ignore_ids.is_floating_point() or ignore_ids.is_complex() or ignore_ids.dtype == torch.bool:
@@ -251,13 +284,14 @@ def _check_ignore_ids(ignore_ids: Sequence[int]) -> Tuple[int, ...]:
         ignore_ids = ignore_ids.reshape(-1).tolist()
     if isinstance(ignore_ids, numbers.Integral) and not isinstance(ignore_ids, bool):
         ignore_ids = (ignore_ids,)
-    if isinstance(ignore_ids, (str, bytes)) or not hasattr(ignore_ids, "__iter__"):
+    if isinstance(ignore_ids, (str, bytes)) or not isinstance(ignore_ids, Iterable):
         raise TypeError(f"ignore_ids must be a sequence of ints, got {type(ignore_ids).__name__}")
-    checked = []
+    checked: list[int] = []
     for token_id in ignore_ids:
         if isinstance(token_id, bool) or not isinstance(token_id, numbers.Integral):
             raise TypeError(f"ignore_ids must contain ints only, got {token_id!r}")
-        if not -(2**63) <= token_id < 2**63:
-            raise ValueError(f"ignore_ids must fit in int64, got {token_id}")
-        checked.append(int(token_id))
+        value = int(token_id)
+        if not -(2**63) <= value < 2**63:
+            raise ValueError(f"ignore_ids must fit in int64, got {value}")
+        checked.append(value)
     return tuple(sorted(set(checked)))

@@ -38,7 +38,8 @@ Example:
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, List, Optional, Sequence, Tuple
+from collections.abc import Iterator, Sequence
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -58,7 +59,7 @@ DEVICE_MAX_SLOTS = 2**16
 Progress = Optional[Callable[[int], None]]
 
 
-def length_sorted_batches(costs: Sequence[int], max_slots: int) -> List[List[int]]:
+def length_sorted_batches(costs: Sequence[int], max_slots: int) -> list[list[int]]:
     """Split sentence indices into batches of similar cost, of about ``max_slots`` padded slots each.
 
     Batches are formed in order of increasing cost and closed before their size times their largest
@@ -69,8 +70,8 @@ def length_sorted_batches(costs: Sequence[int], max_slots: int) -> List[List[int
         [[1, 3], [2], [0]]
     """
     order = sorted(range(len(costs)), key=costs.__getitem__)
-    batches: List[List[int]] = []
-    current: List[int] = []
+    batches: list[list[int]] = []
+    current: list[int] = []
     for index in order:
         # sorted by cost, so the newest sentence sets the batch width
         if current and (len(current) + 1) * max(costs[index], 1) > max_slots:
@@ -82,7 +83,7 @@ def length_sorted_batches(costs: Sequence[int], max_slots: int) -> List[List[int
     return batches
 
 
-Block = Tuple[np.ndarray, np.ndarray, np.ndarray]
+Block = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def padded_blocks(streams: Sequence[TokenStream], max_slots: int) -> Iterator[Block]:
@@ -173,12 +174,14 @@ def block_matches(tokens: np.ndarray, lengths: np.ndarray, num_refs: int, max_or
     prefix = digits[..., :width]
     for order in range(max_order):
         keys = ((prefix << source_bits) + source).reshape(block, slots)
-        last = order + 1 == max_order
-        key_order = None if last else np.argsort(keys, axis=-1)
-        sorted_keys = np.sort(keys, axis=-1) if last else np.take_along_axis(keys, key_order, axis=-1)
+        if order + 1 == max_order:
+            sorted_keys, key_order = np.sort(keys, axis=-1), None
+        else:
+            key_order = np.argsort(keys, axis=-1)
+            sorted_keys = np.take_along_axis(keys, key_order, axis=-1)
         new_group = _starts(sorted_keys, 1 << source_bits)
         matches[:, order] = _clipped_counts(sorted_keys, new_group, source_bits, num_refs)[:, :sources]
-        if not last:  # the group numbers of this order's n-grams head the next order's keys
+        if key_order is not None:  # the group numbers of this order's n-grams head the next order's keys
             group_at_slot = np.empty_like(keys)
             np.put_along_axis(group_at_slot, key_order, np.cumsum(new_group).reshape(block, slots), axis=-1)
             prefix = group_at_slot.reshape(block, sources, width) * radix + digits[..., order + 1 : order + 1 + width]
@@ -252,7 +255,7 @@ def device_statistics(
     for system in systems:
         fields = [torch.zeros(num_sentences, max_order, dtype=torch.int64, device=device) for _ in range(2)]
         fields += [torch.zeros(num_sentences, dtype=torch.int64, device=device) for _ in range(2)]
-        for rows, tokens, _ in padded_blocks([system] + list(references), max_slots):
+        for rows, tokens, _ in padded_blocks([system, *list(references)], max_slots):
             block = torch.from_numpy(tokens).to(device)
             present = torch.ones(block.shape[0], block.shape[1] - 1, dtype=torch.bool, device=device)
             stats = sentence_statistics(block[:, 0], block[:, 1:], max_order, (PAD_ID,), ref_present=present)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import torch
+import torch  # noqa: F401  (the doctests use it)
 from torch import Tensor
 
 from .config import BLEUConfig, config_from_options, require_corpus_smoothing

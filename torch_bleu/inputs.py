@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import List, NamedTuple, Optional, Sequence, Tuple, Union
+from collections.abc import Sequence
+from typing import Any, NamedTuple, Union
 
 import numpy as np
 import torch
@@ -45,8 +46,8 @@ class TokenBatch(NamedTuple):
 
     preds: Tensor
     target: Tensor
-    ref_present: Optional[Tensor] = None
-    pad_id: Optional[int] = None
+    ref_present: Tensor | None = None
+    pad_id: int | None = None
 
 
 #: The layouts a tensor may have, by role: number of dimensions and how to describe them.
@@ -57,7 +58,7 @@ LAYOUTS = {
 }
 
 
-def _as_tensor(value: object, name: str) -> object:
+def _as_tensor(value: Any, name: str) -> Any:
     """A NumPy array (as Hugging Face's ``compute_metrics`` gets them) as a tensor sharing its memory."""
     if not isinstance(value, np.ndarray):
         return value
@@ -82,8 +83,8 @@ def _check_id_tensor(value: object, name: str, role: str) -> Tensor:
     return value
 
 
-def _is_sequence(value: object) -> bool:
-    return isinstance(value, (list, tuple))
+#: What a ragged row, or a list of rows, may be.
+SEQUENCES = (list, tuple)
 
 
 def _check_sequence(value: object, name: str) -> TokenIds:
@@ -93,13 +94,13 @@ def _check_sequence(value: object, name: str) -> TokenIds:
         raise TypeError(f"{name} is a string: {TEXT_HINT}")
     if isinstance(value, Tensor):
         return _check_id_tensor(value, name, "row")
-    if _is_sequence(value):
+    if isinstance(value, SEQUENCES):
         return value
     raise TypeError(f"{name} must be a 1-D tensor or a list of int token ids, got {type(value).__name__}")
 
 
-def _ragged_preds(preds: object) -> List[TokenIds]:
-    if not _is_sequence(preds):
+def _ragged_preds(preds: object) -> list[TokenIds]:
+    if not isinstance(preds, SEQUENCES):
         hint = f": {TEXT_HINT}" if isinstance(preds, str) else ""
         raise TypeError(
             "preds must be a (batch, length) tensor of token ids or a list of sequences of ids, "
@@ -108,14 +109,14 @@ def _ragged_preds(preds: object) -> List[TokenIds]:
     return [_check_sequence(row, f"preds[{index}]") for index, row in enumerate(preds)]
 
 
-def _ragged_target(target: object) -> List[List[TokenIds]]:
+def _ragged_target(target: object) -> list[list[TokenIds]]:
     """Per hypothesis, its list of references."""
-    if not _is_sequence(target):
+    if not isinstance(target, SEQUENCES):
         raise TypeError(
             "target must be a tensor of token ids or a list with the references of each hypothesis, "
             f"got {type(target).__name__}"
         )
-    references = []
+    references: list[list[TokenIds]] = []
     for index, entry in enumerate(target):
         name = f"target[{index}]"
         entry = _as_tensor(entry, name)
@@ -124,13 +125,13 @@ def _ragged_target(target: object) -> List[List[TokenIds]]:
         if isinstance(entry, Tensor):
             references.append([_check_id_tensor(entry, name, "row")])
             continue
-        if not _is_sequence(entry):
+        if not isinstance(entry, SEQUENCES):
             raise TypeError(f"{name} must be a list of references or a 1-D tensor, got {type(entry).__name__}")
         if not entry:
             raise ValueError(f"{name} has no reference; every hypothesis needs at least one (it may be empty: [[]])")
         if any(isinstance(ref, str) for ref in entry):
             raise TypeError(f"{name} holds strings: {TEXT_HINT}")
-        if not any(isinstance(ref, (Tensor, np.ndarray)) or _is_sequence(ref) for ref in entry):
+        if not any(isinstance(ref, (Tensor, np.ndarray, *SEQUENCES)) for ref in entry):
             raise TypeError(
                 f"{name} is a flat sequence of {type(entry[0]).__name__}; each entry of target is a list of "
                 f"references, so wrap a single reference: [[1, 2, 3]], or pass it as a 1-D tensor"
@@ -146,7 +147,7 @@ def _common_device(*groups: Sequence[object]) -> torch.device:
     return devices.pop() if devices else torch.device("cpu")
 
 
-def _ints_to_tensor(values: List[object], device: torch.device) -> Tensor:
+def _ints_to_tensor(values: Sequence[object], device: torch.device) -> Tensor:
     """One int64 tensor from a flat list of Python (or numpy) ints, rejecting bools, floats and the like."""
     for kind in set(map(type, values)):
         if issubclass(kind, str):
@@ -159,7 +160,7 @@ def _ints_to_tensor(values: List[object], device: torch.device) -> Tensor:
         raise ValueError(f"token ids must fit in int64 ({error})") from None
 
 
-def _flatten(rows: Sequence[TokenIds], device: torch.device) -> Tuple[Tensor, List[int]]:
+def _flatten(rows: Sequence[TokenIds], device: torch.device) -> tuple[Tensor, list[int]]:
     """Concatenate ragged rows into one int64 tensor on ``device``; also return the row lengths."""
     lengths = [int(row.shape[0]) if isinstance(row, Tensor) else len(row) for row in rows]
     as_ints = [token for row in rows if not isinstance(row, Tensor) for token in row]
@@ -176,7 +177,7 @@ def _flatten(rows: Sequence[TokenIds], device: torch.device) -> Tuple[Tensor, Li
     return torch.cat(pieces), lengths
 
 
-def _pad_rows(flat: Tensor, lengths: List[int], slots: List[int], shape: Tuple[int, ...], pad_id: int) -> Tensor:
+def _pad_rows(flat: Tensor, lengths: list[int], slots: list[int], shape: tuple[int, ...], pad_id: int) -> Tensor:
     """Scatter ragged rows (concatenated in ``flat``) into slot ``slots[i]`` of a padded ``shape`` tensor.
 
     Example:
@@ -225,7 +226,7 @@ def _padded_tensors(preds: Tensor, target: Tensor) -> TokenBatch:
     return TokenBatch(preds.long(), target.long())
 
 
-def token_batch(preds: object, target: object, ignore_ids: Sequence[int] = ()) -> TokenBatch:
+def token_batch(preds: Any, target: Any, ignore_ids: Sequence[int] = ()) -> TokenBatch:
     """Validate a batch and bring it to int64 ``(B, Lp)`` / ``(B, R, Lt)``, padding ragged input.
 
     Args:
@@ -266,8 +267,8 @@ def token_batch(preds: object, target: object, ignore_ids: Sequence[int] = ()) -
     if pred_rows is None:
         padded_preds = preds.long()
     else:
-        shape = (batch, max(pred_lengths, default=0))
-        padded_preds = _pad_rows(pred_tokens, pred_lengths, list(range(batch)), shape, pad_id)
+        preds_shape = (batch, max(pred_lengths, default=0))
+        padded_preds = _pad_rows(pred_tokens, pred_lengths, list(range(batch)), preds_shape, pad_id)
     if references is None:
         padded_target = target.long() if target.dim() == 3 else target.long().unsqueeze(1)
         return TokenBatch(padded_preds, padded_target, None, pad_id)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from collections.abc import Sequence
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -70,10 +71,10 @@ class BLEUScore(Metric):
 
     def __init__(
         self,
-        max_order: Optional[int] = None,
-        weights: Optional[Sequence[float]] = None,
+        max_order: int | None = None,
+        weights: Sequence[float] | None = None,
         smoothing: str = "none",
-        smooth_value: Optional[float] = None,
+        smooth_value: float | None = None,
         effective_order: bool = False,
         ignore_ids: Sequence[int] = (),
         ref_length: str = "closest",
@@ -103,7 +104,7 @@ class BLEUScore(Metric):
         # equal on every rank and in every merge, so "max" keeps it as it is
         self.add_state("counted_with", counting_fingerprint(self.config), dist_reduce_fx="max")
 
-    def update(self, preds: Tensor, target: Tensor, weight: Optional[Tensor] = None) -> None:
+    def update(self, preds: Tensor, target: Tensor, weight: Tensor | None = None) -> None:
         """Add the statistics of a padded batch: ``preds`` ``(B, Lp)``, ``target`` ``(B, Lt)`` or ``(B, R, Lt)``.
 
         ``weight`` is an optional ``(B,)`` bool or integer tensor on the batch's device saying how many
@@ -130,7 +131,7 @@ class BLEUScore(Metric):
         self.preds_len += stats.preds_len.sum()
         self.target_len += stats.target_len.sum()
 
-    def merge_state(self, incoming_state: Union[Dict[str, Any], Metric]) -> None:
+    def merge_state(self, incoming_state: dict[str, Any] | Metric) -> None:
         """Add the statistics of another ``BLEUScore``, or a dict of its four states, to this one's.
 
         The statistics must have been counted the same way: a ``BLEUScore`` with another ``max_order``,
@@ -172,13 +173,13 @@ class BLEUScore(Metric):
 
     def _load_from_state_dict(
         self,
-        state_dict: Dict[str, Any],
+        state_dict: dict[str, Any],
         prefix: str,
-        local_metadata: Dict[str, Any],
+        local_metadata: dict[str, Any],
         strict: bool,
-        missing_keys: List[str],
-        unexpected_keys: List[str],
-        error_msgs: List[str],
+        missing_keys: list[str],
+        unexpected_keys: list[str],
+        error_msgs: list[str],
     ) -> None:
         """Load saved statistics as int64 copies on this metric's device, checked as in :meth:`merge_state`.
 
@@ -196,9 +197,9 @@ class BLEUScore(Metric):
         if saved:
             self._statistics_changed(1)
 
-    def _check_states(self, states: Dict[str, Any]) -> None:
+    def _check_states(self, states: dict[str, Any]) -> None:
         """Incoming states must be integer tensors shaped like this metric's own, counted the same way."""
-        counted_with, own_counting = states.get("counted_with"), self._defaults["counted_with"]
+        counted_with, own_counting = states.get("counted_with"), counting_fingerprint(self.config)
         if isinstance(counted_with, Tensor) and not torch.equal(counted_with.cpu(), own_counting):
             options = ", ".join(f"{name}={value!r}" for name, value in counting_options(self.config))
             raise ValueError(
@@ -217,7 +218,7 @@ class BLEUScore(Metric):
         """Corpus BLEU in ``[0, 1]`` of everything seen so far (0-d float64)."""
         return bleu_from_statistics(self.numerator, self.denominator, self.preds_len, self.target_len, self.config)
 
-    def plot(self, val: Optional[Union[Tensor, Sequence[Tensor]]] = None, ax: Optional[Any] = None) -> Any:
+    def plot(self, val: Tensor | Sequence[Tensor] | None = None, ax: Any | None = None) -> Any:
         """Plot ``compute()``, one value, or a sequence of values such as BLEU per epoch (needs matplotlib).
 
         Returns torchmetrics' ``(figure, axes)`` pair; a sequence is drawn as a line over its steps.
@@ -233,7 +234,7 @@ def _is_integer(tensor: Tensor) -> bool:
 STATISTICS = ("numerator", "denominator", "preds_len", "target_len")
 
 
-def counting_options(config: BLEUConfig) -> Tuple[Any, ...]:
+def counting_options(config: BLEUConfig) -> tuple[Any, ...]:
     """The options that decide the statistics, as opposed to how they are scored.
 
     Example:

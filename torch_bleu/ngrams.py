@@ -17,7 +17,8 @@ counting itself lives in :mod:`torch_bleu.engine`:
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import torch
 from torch import Tensor
@@ -81,7 +82,7 @@ def sentence_statistics(
     ignore_ids: Sequence[int] = (),
     ref_length: str = "closest",
     convention: str = "sacrebleu",
-    ref_present: Optional[Tensor] = None,
+    ref_present: Tensor | None = None,
     algorithm: str = "auto",
 ) -> SentenceStatistics:
     """BLEU sufficient statistics of each sentence of a batch.
@@ -145,7 +146,7 @@ def count_statistics(batch: TokenBatch, config: BLEUConfig, algorithm: str = "au
     max_order = config.statistics_order
     ignore_ids = config.ignore_ids
     if batch.pad_id is not None and batch.pad_id not in ignore_ids:
-        ignore_ids = ignore_ids + (batch.pad_id,)
+        ignore_ids = (*ignore_ids, batch.pad_id)
     ref_present = batch.ref_present
     rows = stack_rows(batch.preds, batch.target, ignore_ids, ref_present)
     matches = clipped_matches(rows, max_order, algorithm)

@@ -38,7 +38,8 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, NamedTuple, Optional, Sequence, Tuple
+from collections.abc import Iterator, Sequence
+from typing import Any, Callable, NamedTuple, Optional
 
 import numpy as np
 
@@ -66,8 +67,8 @@ class PairedResult(NamedTuple):
 
     scores: np.ndarray
     p_values: np.ndarray
-    means: Optional[np.ndarray] = None
-    cis: Optional[np.ndarray] = None
+    means: np.ndarray | None = None
+    cis: np.ndarray | None = None
 
 
 def _on_host(values: Any) -> np.ndarray:
@@ -110,14 +111,14 @@ def packed_bleu(packed: np.ndarray, config: BLEUConfig) -> np.ndarray:
     preds_len, target_len = packed[..., 0], packed[..., 1]
     matches, totals = packed[..., 2 : 2 + order].copy(), packed[..., 2 + order :].copy()
     if config.smoothing == "add-k":
-        matches[..., 1:] += config.smooth_value
-        totals[..., 1:] += config.smooth_value
+        matches[..., 1:] += config.constant
+        totals[..., 1:] += config.constant
     active = np.minimum.accumulate(totals > 0, axis=-1)  # the orders before the first without n-grams
     no_match = active & (matches == 0)
     if config.smoothing == "exp":  # the j-th order without a match gets 1 / (2**j * total)
         fallback = 1.0 / (np.exp2(np.cumsum(no_match, axis=-1)) * np.maximum(totals, 1.0))
     elif config.smoothing == "floor":
-        fallback = config.smooth_value / np.maximum(totals, 1.0)
+        fallback = config.constant / np.maximum(totals, 1.0)
     else:
         fallback = np.zeros_like(totals)
     precisions = np.where(no_match, fallback, matches / np.maximum(totals, np.finfo(np.float64).tiny))
@@ -148,7 +149,8 @@ def exact_float_dtype(bound: float) -> type:
 
 def count_exceeding(differences: np.ndarray, observed: np.ndarray) -> np.ndarray:
     """How many rows of ``differences`` ``(S, K)`` exceed ``observed`` ``(K,)`` (beyond :data:`TIE_TOLERANCE`)."""
-    return (differences > observed + TIE_TOLERANCE).sum(axis=0)
+    exceeding: np.ndarray = (differences > observed + TIE_TOLERANCE).sum(axis=0)
+    return exceeding
 
 
 def p_values(counts: np.ndarray, n: int) -> np.ndarray:
@@ -158,7 +160,7 @@ def p_values(counts: np.ndarray, n: int) -> np.ndarray:
     return values
 
 
-def confidence_intervals(samples: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+def confidence_intervals(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Mean and half-width of the 95% interval of ``samples`` ``(S, K)``, per column.
 
     The bounds are the order statistics ``S // 40`` and ``S - S // 40 - 1``, as sacrebleu takes them.
@@ -190,7 +192,7 @@ def _chunk_rows(num_sentences: int, chunk_elements: int, multiple: int = 32) -> 
 
 
 def bootstrap_indices(
-    num_sentences: int, n_samples: int, seed: Optional[int], chunk_elements: int = DEFAULT_CHUNK_ELEMENTS
+    num_sentences: int, n_samples: int, seed: int | None, chunk_elements: int = DEFAULT_CHUNK_ELEMENTS
 ) -> Iterator[np.ndarray]:
     """Resampled sentence indices, ``(rows, B)`` int64 chunks of sacrebleu's ``(n_samples, B)`` draw.
 
@@ -207,7 +209,7 @@ def bootstrap_indices(
 
 
 def randomization_swaps(
-    num_sentences: int, n_samples: int, seed: Optional[int], chunk_elements: int = DEFAULT_CHUNK_ELEMENTS
+    num_sentences: int, n_samples: int, seed: int | None, chunk_elements: int = DEFAULT_CHUNK_ELEMENTS
 ) -> Iterator[np.ndarray]:
     """Which sentences each trial takes from the baseline: ``(rows, B)`` bool chunks of sacrebleu's draw."""
     rng = np.random.default_rng(seed)
@@ -221,7 +223,7 @@ def paired_bootstrap(
     packed: np.ndarray,
     config: BLEUConfig,
     n_samples: int = 1000,
-    seed: Optional[int] = 12345,
+    seed: int | None = 12345,
     chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
     progress: Progress = None,
 ) -> PairedResult:
@@ -242,12 +244,14 @@ def paired_bootstrap(
     _check_test(n_samples, num_systems, num_sentences, minimum_systems=1)
     # a resample sums B rows, so its sums are bounded by B times the largest entry
     dtype = exact_float_dtype(num_sentences * np.abs(packed).max())
-    columns = packed.transpose(1, 0, 2).reshape(num_sentences, num_systems * width).astype(dtype)  # (B, K*D)
+    # (B, K*D): every system's statistics side by side, one row per sentence
+    columns: np.ndarray = packed.transpose(1, 0, 2).reshape(num_sentences, num_systems * width).astype(dtype)
     samples = []
     for indices in bootstrap_indices(num_sentences, n_samples, seed, chunk_elements):
         rows = indices.shape[0]
         flat = (indices + num_sentences * np.arange(rows).reshape(rows, 1)).reshape(-1)
-        counts = np.bincount(flat, minlength=rows * num_sentences).reshape(rows, num_sentences).astype(dtype)
+        counts: np.ndarray = np.bincount(flat, minlength=rows * num_sentences)
+        counts = counts.reshape(rows, num_sentences).astype(dtype)
         samples.append(packed_bleu((counts @ columns).reshape(rows, num_systems, width), config))
         if progress is not None:
             progress(rows)
@@ -265,7 +269,7 @@ def paired_approximate_randomization(
     packed: np.ndarray,
     config: BLEUConfig,
     n_samples: int = 10000,
-    seed: Optional[int] = 12345,
+    seed: int | None = 12345,
     chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
     progress: Progress = None,
 ) -> PairedResult:
@@ -273,8 +277,8 @@ def paired_approximate_randomization(
 
     Arguments as for :func:`paired_bootstrap`; here ``n_samples`` counts the trials, each a random shuffle
     (sacrebleu's ``--paired-ar-n``; sacrebleu names the number of samples ``n_samples`` in both tests).
-    A trial's pseudo-systems are ``a = system + swaps @ (baseline - system)`` and ``b = baseline - swaps @ (baseline - system)``, so one
-    matrix product per chunk serves every system.
+    A trial's pseudo-systems are ``a = system + swaps @ (baseline - system)`` and
+    ``b = baseline - swaps @ (baseline - system)``, so one matrix product per chunk serves every system.
     """
     packed = np.asarray(packed, dtype=np.int64)
     num_systems, num_sentences, width = packed.shape

@@ -24,14 +24,14 @@ for input where nltk gives no number at all:
 from __future__ import annotations
 
 import sys
-from typing import Callable, Dict, Tuple
+from typing import Callable
 
 import torch
 from torch import Tensor
 
 from .config import BLEUConfig
 
-Precisions = Tuple[Tensor, Tensor]
+Precisions = tuple[Tensor, Tensor]
 
 
 def _active_orders(totals: Tensor) -> Tensor:
@@ -67,7 +67,7 @@ def sacrebleu_precisions(matches: Tensor, totals: Tensor, preds_len: Tensor, con
     """
     if config.smoothing == "add-k":
         bump = torch.zeros_like(matches)
-        bump[..., 1:] = config.smooth_value
+        bump[..., 1:] = config.constant
         matches, totals = matches + bump, totals + bump
     active = _active_orders(totals)
     zero = active & (matches == 0)
@@ -75,7 +75,7 @@ def sacrebleu_precisions(matches: Tensor, totals: Tensor, preds_len: Tensor, con
         # the j-th order without a match gets 1 / (2**j * total), as mteval-v13a does
         fallback = 1.0 / (torch.exp2(_nth_zero(zero)) * totals.clamp_min(1))
     elif config.smoothing == "floor":
-        fallback = config.smooth_value / totals.clamp_min(1)
+        fallback = config.constant / totals.clamp_min(1)
     else:
         fallback = torch.zeros_like(totals)
     precisions = torch.where(zero, fallback, _ratio(matches, totals))
@@ -110,7 +110,7 @@ def nltk_method1(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLE
         >>> round(nltk_method1(m, t, torch.tensor(6), cfg)[0][3].item(), 6)
         0.033333
     """
-    precisions = torch.where(matches == 0, config.smooth_value / totals.clamp_min(1), _ratio(matches, totals))
+    precisions = torch.where(matches == 0, config.constant / totals.clamp_min(1), _ratio(matches, totals))
     return precisions, precisions > 0
 
 
@@ -167,7 +167,7 @@ def nltk_method4(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLE
         >>> [round(p, 6) for p in nltk_method4(m, t, torch.tensor(3), cfg)[0].tolist()]
         [0.666667, 0.5, 0.109861, 0.054931]
     """
-    precisions = _method4_precisions(matches, totals, preds_len, config.smooth_value)
+    precisions = _method4_precisions(matches, totals, preds_len, config.constant)
     return precisions, precisions > 0
 
 
@@ -216,7 +216,7 @@ def nltk_method6(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLE
         >>> [round(p, 6) for p in nltk_method6(m, t, torch.tensor(4), cfg)[0].tolist()]
         [1.0, 0.666667, 0.31746]
     """
-    alpha = config.smooth_value
+    alpha = config.constant
     precisions = list(_ratio(matches, totals).unbind(-1))
     hyp_len = preds_len.to(torch.float64)
     for index in range(2, config.max_order):
@@ -238,12 +238,12 @@ def nltk_method7(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLE
         [0.848737, 0.298315]
     """
     order = config.max_order
-    smoothed = _method4_precisions(matches[..., :order], totals[..., :order], preds_len, config.smooth_value)
+    smoothed = _method4_precisions(matches[..., :order], totals[..., :order], preds_len, config.constant)
     precisions = _method5_precisions(smoothed, _five_gram_precision(matches, totals))
     return precisions, _all_orders(precisions)
 
 
-SMOOTHING_METHODS: Dict[str, Callable[[Tensor, Tensor, Tensor, BLEUConfig], Precisions]] = {
+SMOOTHING_METHODS: dict[str, Callable[[Tensor, Tensor, Tensor, BLEUConfig], Precisions]] = {
     "none": sacrebleu_precisions,
     "floor": sacrebleu_precisions,
     "add-k": sacrebleu_precisions,

@@ -19,7 +19,8 @@ import gzip
 import itertools
 import os
 from collections import defaultdict
-from typing import Callable, DefaultDict, Iterable, List, NamedTuple, Sequence, Tuple
+from collections.abc import Iterable, Sequence
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -43,7 +44,7 @@ class TokenStream(NamedTuple):
     lengths: np.ndarray
 
 
-def load_tokenizer(name: str, lowercase: bool = False) -> Callable[[str], List[str]]:
+def load_tokenizer(name: str, lowercase: bool = False) -> Callable[[str], list[str]]:
     """sacrebleu's tokenizer ``name`` as a function from a line to its words (lowercased first with ``lowercase``).
 
     Example:
@@ -55,17 +56,17 @@ def load_tokenizer(name: str, lowercase: bool = False) -> Callable[[str], List[s
     try:
         from sacrebleu.metrics.bleu import BLEU
     except ImportError as error:  # pragma: no cover - depends on the installation
-        raise InputError("the torch-bleu command line needs sacrebleu: pip install 'torch-bleu[text]'") from error
+        raise InputError("the command line needs sacrebleu (the 'text' extra): pip install sacrebleu") from error
     if name not in TOKENIZERS:
         raise InputError(f"unknown tokenizer {name!r}; choose one of {', '.join(TOKENIZERS)}")
     try:
-        tokenizer = BLEU(tokenize=name).tokenizer
+        tokenizer: Callable[[str], str] = BLEU(tokenize=name).tokenizer
     except (ImportError, RuntimeError) as error:
         raise InputError(f"tokenizer {name!r} is not usable here: {' '.join(str(error).split())}") from None
     if name == "none" and not lowercase:
         return str.split  # the "none" tokenizer leaves the line as it is: its words are the whitespace-separated fields
 
-    def words(line: str) -> List[str]:
+    def words(line: str) -> list[str]:
         # sacrebleu lowercases, strips trailing whitespace, tokenizes, then splits on whitespace
         if lowercase:
             line = line.lower()
@@ -78,7 +79,7 @@ def tokenizer_signature(name: str) -> str:
     """The ``tok:`` field sacrebleu writes for tokenizer ``name`` (e.g. ``13a``, ``ja-mecab-0.996-IPA``)."""
     from sacrebleu.metrics.bleu import BLEU
 
-    return BLEU(tokenize=name).tokenizer_signature
+    return str(BLEU(tokenize=name).tokenizer_signature)
 
 
 class Vocabulary:
@@ -92,7 +93,7 @@ class Vocabulary:
 
     def __init__(self) -> None:
         # a missing word gets the next number: the lookups below run in C, without a Python call per word
-        self._ids: DefaultDict[str, int] = defaultdict(itertools.count().__next__)
+        self._ids: defaultdict[str, int] = defaultdict(itertools.count().__next__)
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -106,7 +107,7 @@ class Vocabulary:
         return TokenStream(ids, lengths)
 
 
-def decode_lines(data: bytes, encoding: str, name: str, universal_newlines: bool = False) -> List[str]:
+def decode_lines(data: bytes, encoding: str, name: str, universal_newlines: bool = False) -> list[str]:
     """Decode ``data`` and split it into lines without trailing whitespace, as sacrebleu reads them.
 
     Only ``\\n`` ends a line in files; standard input also accepts ``\\r\\n`` and ``\\r``
@@ -138,7 +139,7 @@ def decode_lines(data: bytes, encoding: str, name: str, universal_newlines: bool
     return [line.rstrip() for line in lines]
 
 
-def read_lines(path: str, encoding: str = "utf-8") -> List[str]:
+def read_lines(path: str, encoding: str = "utf-8") -> list[str]:
     """The lines of a text file (``.gz`` files are decompressed), without trailing whitespace."""
     if os.path.isdir(path):
         raise InputError(f"{path}: is a folder, expected a text file")
@@ -153,7 +154,7 @@ def read_lines(path: str, encoding: str = "utf-8") -> List[str]:
     return decode_lines(data, encoding, path)
 
 
-def split_systems(lines: List[str], name: str = "<stdin>") -> List[List[str]]:
+def split_systems(lines: list[str], name: str = "<stdin>") -> list[list[str]]:
     """Systems given side by side, one tab-separated field per system on every line.
 
     Example:
@@ -163,7 +164,7 @@ def split_systems(lines: List[str], name: str = "<stdin>") -> List[List[str]]:
     if not lines:
         raise InputError(f"{name}: no input")
     width = len(lines[0].split("\t"))
-    systems: List[List[str]] = [[] for _ in range(width)]
+    systems: list[list[str]] = [[] for _ in range(width)]
     for number, line in enumerate(lines, 1):
         fields = line.split("\t")
         if len(fields) != width:
@@ -173,7 +174,7 @@ def split_systems(lines: List[str], name: str = "<stdin>") -> List[List[str]]:
     return systems
 
 
-def reference_files(path: str) -> List[str]:
+def reference_files(path: str) -> list[str]:
     """``[path]`` for a file; for a folder, every (non-hidden) file in it, sorted by name."""
     if not os.path.isdir(path):
         if not os.path.exists(path):
@@ -188,7 +189,7 @@ def reference_files(path: str) -> List[str]:
 
 def read_references(
     paths: Sequence[str], encoding: str = "utf-8", num_refs: int = 1
-) -> Tuple[List[str], List[List[str]]]:
+) -> tuple[list[str], list[list[str]]]:
     """Names and lines of the reference streams: one stream per file (folders expand to their files);
     with ``num_refs > 1`` the single reference file holds ``num_refs`` tab-separated references per line."""
     files = [file for path in paths for file in reference_files(path)]
@@ -196,7 +197,7 @@ def read_references(
         return files, [read_lines(file, encoding) for file in files]
     if len(files) != 1:
         raise InputError("--num-refs splits one reference file on tabs; give exactly one reference file")
-    streams: List[List[str]] = [[] for _ in range(num_refs)]
+    streams: list[list[str]] = [[] for _ in range(num_refs)]
     for number, line in enumerate(read_lines(files[0], encoding), 1):
         fields = line.split("\t", maxsplit=num_refs - 1)
         if len(fields) != num_refs:

@@ -27,7 +27,7 @@ def pairwise_matches(rows: StackedRows, max_order: int) -> Tensor:
         >>> pairwise_matches(stack_rows(torch.tensor([[1, 2, 3, 4]]), torch.tensor([[[1, 2, 3, 5]]])), 4).tolist()
         [[3, 2, 1, 0]]
     """
-    batch, sources, width = rows.tokens.shape
+    _batch, sources, width = rows.tokens.shape
     device = rows.tokens.device
     tokens = compact(rows.tokens, rows.keep, rows.tokens.new_zeros(()), width + 1)[..., :width]  # kept ones first
     position = torch.arange(width, device=device)

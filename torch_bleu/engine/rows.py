@@ -8,7 +8,8 @@ tokens packed to the front of their row, so that n-grams are formed over kept to
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional, Sequence
+from collections.abc import Sequence
+from typing import NamedTuple
 
 import torch
 from torch import Tensor
@@ -24,12 +25,12 @@ class StackedRows(NamedTuple):
     """
 
     tokens: Tensor
-    keep: Optional[Tensor]
+    keep: Tensor | None
     lengths: Tensor
 
 
 def stack_rows(
-    preds: Tensor, target: Tensor, ignore_ids: Sequence[int] = (), ref_present: Optional[Tensor] = None
+    preds: Tensor, target: Tensor, ignore_ids: Sequence[int] = (), ref_present: Tensor | None = None
 ) -> StackedRows:
     """Put ``preds`` ``(B, Lp)`` and ``target`` ``(B, R, Lt)`` side by side and mark the tokens to keep.
 
@@ -51,7 +52,7 @@ def stack_rows(
     tokens[:, 0, :hyp_width] = preds
     tokens[:, 1:, :ref_width] = target
 
-    keep: Optional[Tensor] = None
+    keep: Tensor | None = None
     for token_id in ignore_ids:
         kept = tokens != token_id
         keep = kept if keep is None else keep.logical_and_(kept)
@@ -66,7 +67,7 @@ def stack_rows(
     return StackedRows(tokens, keep, keep.sum(-1))
 
 
-def compact(values: Tensor, keep: Optional[Tensor], filler: Tensor, width: int) -> Tensor:
+def compact(values: Tensor, keep: Tensor | None, filler: Tensor, width: int) -> Tensor:
     """Pack the kept entries of ``values`` ``(..., L)`` to the front of rows of ``width`` slots.
 
     The slots after a row's kept entries hold ``filler`` (broadcast against the rows), except slot

@@ -8,12 +8,9 @@ data is on the host already); every other device, ``meta`` included, uses ``torc
 
 from __future__ import annotations
 
-from typing import Tuple
-
+import numpy
 import torch
 from torch import Tensor
-
-import numpy
 
 #: Whether CPU tensors are sorted by NumPy (tests switch it off to exercise ``torch.sort`` on CPU).
 NUMPY_ON_CPU = True
@@ -35,7 +32,7 @@ def sort_values(values: Tensor) -> Tensor:
     return values.sort(-1).values
 
 
-def sort_with_order(values: Tensor) -> Tuple[Tensor, Tensor]:
+def sort_with_order(values: Tensor) -> tuple[Tensor, Tensor]:
     """Each row of ``values`` sorted, and where each sorted value came from (``values.gather(-1, order)``).
 
     Equal values may come in any order.

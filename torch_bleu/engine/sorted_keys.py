@@ -28,7 +28,7 @@ one more sort per stage. Memory and time are ``O(B * W * max_order)`` and ``O(B 
 from __future__ import annotations
 
 import functools
-from typing import List, NamedTuple
+from typing import NamedTuple
 
 import torch
 from torch import Tensor
@@ -72,7 +72,7 @@ def key_layout(slots: int, sources: int) -> KeyLayout:
 
 
 @functools.lru_cache(maxsize=256)
-def _constants(layout: KeyLayout, sources: int, device: torch.device) -> "tuple[Tensor, Tensor]":
+def _constants(layout: KeyLayout, sources: int, device: torch.device) -> tuple[Tensor, Tensor]:
     """Per source row: its number and its end mark, as ``(S, 1)`` tensors (built once per layout)."""
     source = torch.arange(sources, device=device).view(sources, 1)
     return source, (source > 0).long()
@@ -114,7 +114,8 @@ def _clipped_counts(group: Tensor, source: Tensor, sources: int, row_width: int)
     rows_per_pass = max(1, COUNTER_BITS // field)
     one = torch.ones((), dtype=torch.int32, device=group.device)
     row_shift = (source * field).to(torch.int32)  # where each window's row field starts
-    hypothesis = best = None
+    hypothesis: Tensor | None = None
+    best: Tensor | None = None
     for first in range(0, sources, rows_per_pass):
         rows = min(rows_per_pass, sources - first)
         if rows == sources:
@@ -132,6 +133,7 @@ def _clipped_counts(group: Tensor, source: Tensor, sources: int, row_width: int)
                 hypothesis = count
             else:
                 best = count if best is None else torch.maximum(best, count)
+    assert hypothesis is not None and best is not None  # row 0 and at least one reference were counted
     return torch.minimum(hypothesis, best).sum(-1, dtype=torch.int32).long()
 
 
@@ -157,7 +159,7 @@ def sorted_key_matches(rows: StackedRows, max_order: int) -> Tensor:
     # the kept tokens' digits, then end marks; one more slot takes the dropped tokens, out of reach
     digits = compact(ranks, rows.keep, end_marks, width + max_order)
 
-    matches: List[Tensor] = []
+    matches: list[Tensor] = []
     counted = 0
     head, head_order = digits[..., :width], 1  # head: one digit standing for the head_order-gram at each slot
     while counted < max_order:
@@ -178,7 +180,7 @@ def sorted_key_matches(rows: StackedRows, max_order: int) -> Tensor:
         matches.append(_clipped_counts(group, sorted_source, sources, width))
         counted = orders[-1]
 
-        if not last_stage:  # the longest n-gram's group number heads the next stage's keys
+        if key_order is not None:  # not the last stage: the longest n-gram's group number heads the next one's keys
             head = torch.empty_like(key_order).scatter_(1, key_order, group[:, -1]).view(tokens.shape)
             head_order = counted
     return matches[0] if len(matches) == 1 else torch.cat(matches, 1)
