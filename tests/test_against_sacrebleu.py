@@ -7,12 +7,12 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles import sacrebleu_corpus
+from strategies import INT64_MAX, INT64_MIN
 
 from torch_bleu import BLEUConfig, BLEUScore, corpus_bleu, sentence_bleu
 from torch_bleu.functional import batch_statistics
 
 PAD, BOS, EOS = 0, 1, 2
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 @st.composite
@@ -60,7 +60,7 @@ def _sacrebleu_options(options):
     }
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(corpus=padded_corpora(), options=OPTIONS, ignore=st.sampled_from([(), (PAD,), (PAD, BOS, EOS)]))
 def test_statistics_and_score_equal_sacrebleu(corpus, options, ignore):
     preds, target = corpus
@@ -80,7 +80,7 @@ def test_statistics_and_score_equal_sacrebleu(corpus, options, ignore):
     assert abs(ours.item() - expected) <= 1e-9
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(corpus=padded_corpora(), options=OPTIONS)
 def test_sentence_bleu_equals_sacrebleu_per_row(corpus, options):
     preds, target = corpus
@@ -91,7 +91,7 @@ def test_sentence_bleu_equals_sacrebleu_per_row(corpus, options):
         assert abs(scores[row].item() - expected.score / 100) <= 1e-9
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(corpus=padded_corpora(max_batch=8), split=st.integers(0, 8), seed=st.integers(0, 2**16))
 def test_result_does_not_depend_on_batching_or_row_order(corpus, split, seed):
     preds, target = corpus

@@ -15,18 +15,17 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from shared_data import WMT17
 
 from torch_bleu import __version__
 from torch_bleu.cli import main
 
 sacrebleu = pytest.importorskip("sacrebleu")
 
-WMT17 = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17-en-de"
 OUR_VERSION = f"torch-bleu-{__version__}"
 ENV = {**os.environ, "NO_COLOR": "1"}
 ENV.pop("SACREBLEU_SEED", None)
@@ -222,7 +221,7 @@ def corpora(draw):
     return hyps, refs
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     corpus=corpora(),
     tokenize=st.sampled_from(["13a", "none", "intl", "char", "zh"]),

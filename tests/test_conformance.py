@@ -16,15 +16,14 @@ from __future__ import annotations
 import json
 import math
 import re
-from pathlib import Path
 
 import pytest
 import torch
+from shared_data import PEER_CASES
 
 from torch_bleu import BLEUConfig, bleu_from_statistics, corpus_bleu, sentence_bleu
 from torch_bleu.functional import batch_statistics
 
-PEER_CASES = Path(__file__).resolve().parents[2] / "shared" / "peer-cases"
 NLTK_TINY = 1e-10  # nltk returns 1e-77 ... 1e-231 where an order has no match; so does convention="nltk"
 
 #: Sources whose number is another library's own semantics, which no option reproduces; these

@@ -21,6 +21,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU
+from strategies import INT64_MAX, INT64_MIN
 
 from torch_bleu.engine import (
     ALGORITHMS,
@@ -33,7 +34,6 @@ from torch_bleu.engine import (
 )
 from torch_bleu.ngrams import sentence_statistics
 
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 PATHS = ["auto", *ALGORITHMS]
 REPO = Path(__file__).resolve().parents[1]
 
@@ -89,14 +89,14 @@ def padded_batches(draw, max_width: int = 12, max_refs: int = 3):
 
 
 @pytest.mark.parametrize("algorithm", PATHS)
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(batch=padded_batches(), max_order=st.integers(1, 5))
 def test_every_algorithm_matches_sacrebleu(algorithm, batch, max_order):
     preds, target, ignore_ids = batch
     assert_matches_sacrebleu(preds, target, ignore_ids, max_order, algorithm)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(batch=padded_batches(), max_order=st.integers(1, 5))
 def test_torch_sort_on_cpu_matches_sacrebleu(batch, max_order):
     """CPU tensors are sorted by NumPy; the ``torch.sort`` route that other devices take must agree."""
@@ -108,7 +108,7 @@ def test_torch_sort_on_cpu_matches_sacrebleu(batch, max_order):
 
 @pytest.mark.parametrize("numpy_on_cpu", [True, False])
 @pytest.mark.parametrize("key_bits", [8, 11, 16])
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(batch=padded_batches(max_width=6), max_order=st.integers(2, 6))
 def test_keys_packed_in_stages(numpy_on_cpu, key_bits, batch, max_order):
     """With fewer key bits the n-grams take several sorts (stages), down to two digits per key."""
@@ -127,7 +127,7 @@ def test_keys_packed_in_stages(numpy_on_cpu, key_bits, batch, max_order):
 
 
 @pytest.mark.parametrize("counter_bits", [1, 4, 8])
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(batch=padded_batches(max_width=9, max_refs=4))
 def test_counters_filled_in_passes(counter_bits, batch):
     """With narrower counters the rows' bit fields take several scatter passes."""

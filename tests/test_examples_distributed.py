@@ -14,6 +14,7 @@ from types import ModuleType
 import pytest
 import torch
 import torch.distributed as dist
+from shared_data import WMT17
 
 from torch_bleu import BLEUScore, corpus_bleu
 
@@ -21,7 +22,6 @@ sacrebleu = pytest.importorskip("sacrebleu")
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
-WMT17 = ROOT.parent / "shared" / "data" / "wmt17-en-de"
 SUMMARY = re.compile(
     r"^BLEU = (?P<score>[\d.]+)  matches/n-grams (?P<counts>[\d/ ]+)  hyp_len (?P<hyp_len>\d+) ref_len (?P<ref_len>\d+)"
 )

@@ -354,7 +354,7 @@ def test_metric_collection_without_compute_groups_keeps_different_ignore_ids_apa
 # --- per-row weights -----------------------------------------------------------------------------
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(seed=st.integers(0, 2**16), counts=st.lists(st.integers(0, 3), min_size=1, max_size=6))
 def test_a_row_weight_counts_the_row_that_many_times(seed, counts):
     preds, target = random_batches(seed, count=1)[0]

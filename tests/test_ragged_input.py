@@ -6,38 +6,21 @@ sacrebleu, where a missing reference is ``None`` and an empty one is ``""``.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from nltk.translate.bleu_score import closest_ref_length
 from sacrebleu.metrics import BLEU
+from shared_data import WMT17
+from strategies import INT64_MAX, INT64_MIN, id_vocabularies, ragged_corpora
 
 from torch_bleu import BLEUConfig, BLEUScore, corpus_bleu, sentence_bleu
 from torch_bleu.functional import batch_statistics
 from torch_bleu.inputs import RAGGED_PAD_ID, token_batch
 
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-WMT = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17-en-de"
-
-
-@st.composite
-def ragged_corpora(draw, max_batch: int = 6, max_len: int = 10):
-    """1-6 hypotheses with 1-3 references each; references may be empty; ids may be any int64."""
-    vocabulary = draw(
-        st.one_of(
-            st.lists(st.integers(1, 6), min_size=1, max_size=4, unique=True),
-            st.lists(st.integers(INT64_MIN, INT64_MAX), min_size=1, max_size=4, unique=True),
-            st.just([INT64_MIN, INT64_MAX, 0]),
-        )
-    )
-    sentence = st.lists(st.sampled_from(vocabulary), max_size=max_len)
-    batch = draw(st.integers(1, max_batch))
-    hyps = draw(st.lists(sentence, min_size=batch, max_size=batch))
-    refs = draw(st.lists(st.lists(sentence, min_size=1, max_size=3), min_size=batch, max_size=batch))
-    return hyps, refs
+#: Ragged corpora whose ids may also be the int64 extremes and 0 together.
+corpora = ragged_corpora(max_batch=6, vocabularies=st.one_of(id_vocabularies(), st.just([INT64_MIN, INT64_MAX, 0])))
 
 
 def sacrebleu_score(hyps: list[list[int]], refs: list[list[list[int]]], **options):
@@ -60,8 +43,8 @@ def as_tensors(rows: list[list[int]]) -> list[torch.Tensor]:
 # --- against sacrebleu, in every ragged form -----------------------------------------------------
 
 
-@settings(max_examples=60, deadline=None)
-@given(corpus=ragged_corpora(), form=st.sampled_from(["lists", "tensors", "mixed"]))
+@settings(max_examples=60)
+@given(corpus=corpora, form=st.sampled_from(["lists", "tensors", "mixed"]))
 def test_ragged_statistics_and_score_equal_sacrebleu(corpus, form):
     hyps, refs = corpus
     if form == "tensors":
@@ -80,8 +63,8 @@ def test_ragged_statistics_and_score_equal_sacrebleu(corpus, form):
     assert corpus_bleu(preds, target, smoothing="exp").item() == pytest.approx(expected.score / 100, abs=1e-9)
 
 
-@settings(max_examples=40, deadline=None)
-@given(corpus=ragged_corpora(), split=st.integers(0, 6))
+@settings(max_examples=40)
+@given(corpus=corpora, split=st.integers(0, 6))
 def test_metric_accumulates_ragged_batches(corpus, split):
     hyps, refs = corpus
     metric = BLEUScore(smoothing="floor")
@@ -142,8 +125,8 @@ def test_a_hypothesis_without_any_reference_is_rejected():
 # --- the reference-length rules --------------------------------------------------------------------
 
 
-@settings(max_examples=60, deadline=None)
-@given(corpus=ragged_corpora())
+@settings(max_examples=60)
+@given(corpus=corpora)
 def test_reference_length_rules(corpus):
     hyps, refs = corpus
     closest = batch_statistics(hyps, refs, BLEUConfig()).target_len.tolist()
@@ -256,10 +239,10 @@ def test_bad_ragged_input_is_rejected_and_statistics_kept(preds, target, error, 
 
 
 def test_wmt17_system_as_ragged_ids_equals_sacrebleu():
-    if not WMT.exists():
-        pytest.skip(f"WMT17 data not found at {WMT} (the shared folder is absent)")
-    system = sorted(WMT.glob("sys.*"))[0]
-    refs = (WMT / "newstest2017.ref.de").read_text(encoding="utf-8").splitlines()[:400]
+    if not WMT17.exists():
+        pytest.skip(f"WMT17 data not found at {WMT17} (the shared folder is absent)")
+    system = sorted(WMT17.glob("sys.*"))[0]
+    refs = (WMT17 / "newstest2017.ref.de").read_text(encoding="utf-8").splitlines()[:400]
     hyps = system.read_text(encoding="utf-8").splitlines()[:400]
     vocabulary: dict = {}
 

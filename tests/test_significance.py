@@ -14,6 +14,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import word_corpora
 
 from torch_bleu import BLEUConfig, SentenceStatistics, sentence_statistics
 from torch_bleu.significance import (
@@ -55,19 +56,13 @@ def sacrebleu_results(metric, systems, test_type, n):
     return PairedTest(named, {"BLEU": metric}, references=None, test_type=test_type, n_samples=n)()[1]["BLEU"]
 
 
-sentences = st.lists(st.sampled_from(WORDS), min_size=0, max_size=7).map(" ".join)
-
-
 @st.composite
 def corpora(draw):
-    size = draw(st.integers(2, 12))
-    systems = draw(st.lists(st.lists(sentences, min_size=size, max_size=size), min_size=2, max_size=4))
-    references = draw(st.lists(st.lists(sentences, min_size=size, max_size=size), min_size=1, max_size=2))
-    smoothing = draw(st.sampled_from(["exp", "floor", "add-k", "none"]))
-    return systems, references, smoothing
+    systems, references = draw(word_corpora(sizes=(2, 12), systems=(2, 4), references=(1, 2), max_len=7))
+    return systems, references, draw(st.sampled_from(["exp", "floor", "add-k", "none"]))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(corpora(), st.sampled_from(["bs", "ar"]), st.integers(1, 70))
 def test_p_values_equal_sacrebleu(corpus, test_type, n):
     systems, references, smoothing = corpus
@@ -111,7 +106,7 @@ def random_statistics(systems=3, sentences=101, seed=0):
     return pack_statistics(SentenceStatistics(matches, totals, preds_len, target_len))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(
     st.lists(st.integers(0, 40), min_size=1, max_size=30),
     st.sampled_from(["exp", "floor", "add-k", "none"]),

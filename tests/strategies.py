@@ -1,0 +1,48 @@
+"""Hypothesis strategies the differential tests share: token ids, ragged corpora, corpora of words."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+#: Words of the text corpora: few, so that n-grams repeat, match and get clipped.
+WORDS = ["a", "b", "c", "d", "e"]
+
+
+def id_vocabularies(small: tuple[int, int] = (1, 6), max_size: int = 4) -> st.SearchStrategy[list[int]]:
+    """A few distinct ids: small ones (n-grams repeat), or any int64 (exactness at the extremes)."""
+    return st.one_of(
+        st.lists(st.integers(*small), min_size=1, max_size=max_size, unique=True),
+        st.lists(st.integers(INT64_MIN, INT64_MAX), min_size=1, max_size=max_size, unique=True),
+    )
+
+
+@st.composite
+def ragged_corpora(
+    draw: st.DrawFn, max_batch: int = 5, max_len: int = 10, vocabularies: st.SearchStrategy[list[int]] | None = None
+) -> tuple[list[list[int]], list[list[list[int]]]]:
+    """Hypotheses and 1-3 references each, as nltk takes them (lists of lists of ids); some may be empty."""
+    vocabulary = draw(vocabularies if vocabularies is not None else id_vocabularies())
+    sentence = st.lists(st.sampled_from(vocabulary), max_size=max_len)
+    batch = draw(st.integers(1, max_batch))
+    hyps = draw(st.lists(sentence, min_size=batch, max_size=batch))
+    refs = draw(st.lists(st.lists(sentence, min_size=1, max_size=3), min_size=batch, max_size=batch))
+    return hyps, refs
+
+
+def sentences_of_words(max_len: int) -> st.SearchStrategy[str]:
+    """Lines of up to ``max_len`` words from :data:`WORDS`, empty lines included."""
+    return st.lists(st.sampled_from(WORDS), min_size=0, max_size=max_len).map(" ".join)
+
+
+@st.composite
+def word_corpora(
+    draw: st.DrawFn, sizes: tuple[int, int], systems: tuple[int, int], references: tuple[int, int], max_len: int
+) -> tuple[list[list[str]], list[list[str]]]:
+    """Several systems' outputs and several reference streams for the same sentences."""
+    size = draw(st.integers(*sizes))
+    line = sentences_of_words(max_len)
+    outputs = draw(st.lists(st.lists(line, min_size=size, max_size=size), min_size=systems[0], max_size=systems[1]))
+    refs = draw(st.lists(st.lists(line, min_size=size, max_size=size), min_size=references[0], max_size=references[1]))
+    return outputs, refs
