@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 import torch
 
-from torch_bleu import BLEUScore, corpus_bleu, sentence_bleu, sentence_statistics
+from torch_bleu import BLEUConfig, BLEUScore, corpus_bleu, sentence_bleu, sentence_statistics
+from torch_bleu.config import BLEUOptions
 
 GOOD_PREDS = torch.tensor([[4, 5, 6, 7]])
 GOOD_TARGET = torch.tensor([[4, 5, 6, 8]])
@@ -137,3 +140,9 @@ def test_custom_weights_need_not_sum_to_one():
     # A B B C D against A B C D E F: p = 4/5, 3/4, 1/3, 0 -> the 1/2**n weighted product is 0 here
     assert metric.numerator.tolist() == [4, 3, 1, 0]
     assert metric.compute().item() == 0.0
+
+
+def test_the_typed_options_are_the_configs_arguments():
+    """``BLEUOptions`` types the functional API's keyword arguments; it must list BLEUConfig's, no more."""
+    arguments = [name for name in inspect.signature(BLEUConfig.__init__).parameters if name != "self"]
+    assert list(BLEUOptions.__annotations__) == arguments

@@ -11,7 +11,7 @@ import numbers
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, TypedDict
 
 SACREBLEU_SMOOTHING = ("none", "floor", "add-k", "exp")
 NLTK_SMOOTHING = tuple(f"method{i}" for i in range(8))
@@ -163,6 +163,21 @@ class BLEUConfig:
             5
         """
         return max(self.max_order, 5) if self.smoothing in FIVE_GRAM_METHODS else self.max_order
+
+
+class BLEUOptions(TypedDict, total=False):
+    """The keyword arguments that :func:`~torch_bleu.corpus_bleu` and :func:`~torch_bleu.sentence_bleu`
+    take: the arguments of :class:`BLEUConfig`, documented there. (Typed for editors and type checkers:
+    ``**options: Unpack[BLEUOptions]``.)"""
+
+    max_order: int | None
+    weights: Sequence[float] | None
+    smoothing: str
+    smooth_value: float | None
+    effective_order: bool
+    ignore_ids: Sequence[int]
+    ref_length: str
+    convention: str
 
 
 def unknown_option(name: str) -> TypeError:

@@ -6,15 +6,18 @@ return float64 tensors on the input's device, on the 0..1 scale.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch  # noqa: F401  (the doctests use it)
 from torch import Tensor
 
-from .config import BLEUConfig, config_from_options, require_corpus_smoothing
+from .config import BLEUConfig, BLEUOptions, config_from_options, require_corpus_smoothing
 from .inputs import token_batch
 from .ngrams import SentenceStatistics, count_statistics
 from .score import bleu_from_statistics
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 def batch_statistics(preds: Any, target: Any, config: BLEUConfig) -> SentenceStatistics:
@@ -33,7 +36,7 @@ def batch_statistics(preds: Any, target: Any, config: BLEUConfig) -> SentenceSta
     return count_statistics(token_batch(preds, target, config.ignore_ids), config)
 
 
-def corpus_bleu(preds: Any, target: Any, **options: Any) -> Tensor:
+def corpus_bleu(preds: Any, target: Any, **options: Unpack[BLEUOptions]) -> Tensor:
     """Corpus BLEU of a batch: statistics are summed over sentences, then scored once.
 
     Args:
@@ -73,7 +76,7 @@ def corpus_bleu(preds: Any, target: Any, **options: Any) -> Tensor:
     )
 
 
-def sentence_bleu(preds: Any, target: Any, **options: Any) -> Tensor:
+def sentence_bleu(preds: Any, target: Any, **options: Unpack[BLEUOptions]) -> Tensor:
     """BLEU of every sentence of a batch on its own, computed in one batched pass.
 
     Takes the same arguments as :func:`corpus_bleu` and returns a ``(B,)`` float64 tensor, e.g. a
