@@ -1,0 +1,225 @@
+"""The command line's arguments: sacrebleu's options (and a few of ours), their checks and what they decide."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+
+from .. import __version__
+from ..config import BLEUConfig
+from ..text import TOKENIZERS, InputError
+
+SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
+SAMPLE_DEFAULTS = {"bs": 1000, "ar": 10000}
+
+
+FORMATS = ("json", "text", "latex")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """sacrebleu's options that concern BLEU on local files, plus ``--max-ngram-order`` and ``--device``."""
+    parser = argparse.ArgumentParser(
+        prog="torch-bleu",
+        description="BLEU as sacrebleu computes it, counted on a GPU with PyTorch or on the CPU with NumPy.\n"
+        "Example: torch-bleu ref.de -i system-a.de system-b.de --paired-bs",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--input",
+        "-i",
+        type=str,
+        nargs="*",
+        default=None,
+        help="Hypothesis file(s), one per system (default: standard input, systems separated by tabs).",
+    )
+    parser.add_argument(
+        "refs",
+        nargs="*",
+        default=[],
+        help="Reference files, given before -i. A folder stands for all files in it, in name order.",
+    )
+    parser.add_argument(
+        "--num-refs",
+        "-nr",
+        type=int,
+        default=1,
+        help="Split the single reference file on tabs into this many references (default: 1).",
+    )
+    parser.add_argument(
+        "--encoding", "-e", type=str, default="utf-8", help="Encoding of the input files (default: utf-8)."
+    )
+    parser.add_argument(
+        "--metrics",
+        "-m",
+        choices=["bleu"],
+        nargs="+",
+        default=["bleu"],
+        help="Accepted for compatibility; torch-bleu computes BLEU only.",
+    )
+    parser.add_argument("--sentence-level", "-sl", action="store_true", help="Print the BLEU of every sentence.")
+
+    bleu = parser.add_argument_group("BLEU options")
+    bleu.add_argument(
+        "--smooth-method",
+        "-s",
+        choices=list(SMOOTH_DEFAULTS),
+        default="exp",
+        help="Smoothing method (default: %(default)s).",
+    )
+    bleu.add_argument(
+        "--smooth-value",
+        "-sv",
+        type=float,
+        default=None,
+        help="Smoothing value of floor (default 0.1) and add-k (default 1).",
+    )
+    bleu.add_argument(
+        "--tokenize", "-tok", choices=TOKENIZERS, default="13a", help="sacrebleu tokenizer (default: %(default)s)."
+    )
+    bleu.add_argument("--lowercase", "-lc", action="store_true", help="Case-insensitive BLEU.")
+    bleu.add_argument("--force", action="store_true", help="Do not warn about input that looks tokenized.")
+    bleu.add_argument("--max-ngram-order", type=int, default=4, help="Highest n-gram order (default: %(default)s).")
+
+    tests = parser.add_argument_group("Confidence intervals and paired significance tests")
+    tests.add_argument(
+        "--confidence", "-ci", action="store_true", help="Report a bootstrap confidence interval (single system)."
+    )
+    tests.add_argument(
+        "--confidence-n",
+        "-cin",
+        type=int,
+        default=1000,
+        help="Bootstrap resamples for --confidence (default: %(default)s).",
+    )
+    paired = tests.add_mutually_exclusive_group()
+    paired.add_argument(
+        "--paired-ar",
+        "-par",
+        action="store_true",
+        help="Paired approximate randomization test against the first system.",
+    )
+    paired.add_argument(
+        "--paired-bs", "-pbs", action="store_true", help="Paired bootstrap resampling test against the first system."
+    )
+    tests.add_argument(
+        "--paired-ar-n",
+        "-parn",
+        type=int,
+        default=10000,
+        help="Approximate randomization trials (default: %(default)s).",
+    )
+    tests.add_argument(
+        "--paired-bs-n",
+        "-pbsn",
+        type=int,
+        default=1000,
+        help="Bootstrap resamples of the paired test (default: %(default)s).",
+    )
+    tests.add_argument(
+        "--paired-jobs",
+        "-j",
+        type=int,
+        default=1,
+        help="Accepted for compatibility; the tests run vectorized in one process.",
+    )
+
+    report = parser.add_argument_group("Output")
+    report.add_argument("--quiet", "-q", action="store_true", help="No progress bar.")
+    report.add_argument("--short", "-sh", action="store_true", help="Short signature.")
+    report.add_argument("--score-only", "-b", action="store_true", help="Print only the score.")
+    report.add_argument("--width", "-w", type=int, default=1, help="Decimals of printed scores (default: %(default)s).")
+    report.add_argument("--no-color", "-nc", action="store_true", help="No terminal colors.")
+    report.add_argument(
+        "--format",
+        "-f",
+        choices=FORMATS,
+        default="json",
+        help="Output format (default: json; $SACREBLEU_FORMAT overrides it). latex is for several systems.",
+    )
+    report.add_argument(
+        "--device",
+        default=None,
+        help="Where to count n-grams: cpu (with NumPy, without importing PyTorch) or a PyTorch "
+        "device for the tensor engine, such as cuda, cuda:1 or cpu:0 (default: cuda when "
+        "PyTorch sees a GPU, else cpu).",
+    )
+    report.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="CPU threads for PyTorch with a --device other than cpu (default: 1 unless OMP_NUM_THREADS is set).",
+    )
+    parser.add_argument("--version", "-V", action="version", version=f"%(prog)s {__version__}")
+    return parser
+
+
+def check_options(args: argparse.Namespace) -> None:
+    if not args.refs:
+        raise InputError("give the reference file(s) before -i/--input (torch-bleu has no built-in test sets)")
+    if args.input is not None and not args.input:
+        raise InputError("-i/--input needs at least one hypothesis file")
+    if args.num_refs < 1:
+        raise InputError(f"--num-refs must be at least 1, got {args.num_refs}")
+    if args.max_ngram_order < 1:
+        raise InputError(f"--max-ngram-order must be at least 1, got {args.max_ngram_order}")
+    if args.width < 0:
+        raise InputError(f"--width must not be negative, got {args.width}")
+    if args.threads is not None and args.threads < 1:
+        raise InputError(f"--threads must be at least 1, got {args.threads}")
+    if args.sentence_level and (args.confidence or args.paired_bs or args.paired_ar):
+        raise InputError("statistical tests are unavailable in sentence-level mode")
+
+
+def choose_device(args: argparse.Namespace) -> str:
+    """``"cpu"`` (NumPy counts; PyTorch stays unimported) or a PyTorch device that works, set up."""
+    name = args.device if args.device is not None else ("cuda" if _gpu_usable() else "cpu")
+    if name == "cpu":
+        return name
+    try:
+        import torch
+
+        torch.empty(0, device=torch.device(name))
+    except ImportError:  # pragma: no cover - depends on the installation
+        raise InputError(f"--device {name} needs PyTorch") from None
+    except (RuntimeError, AssertionError) as error:
+        raise InputError(f"device {name!r} is not usable: {error}") from None
+    if args.threads is not None:
+        torch.set_num_threads(args.threads)
+    elif "OMP_NUM_THREADS" not in os.environ:
+        torch.set_num_threads(1)  # the engine runs many small operations, which extra threads rarely speed up
+    return name
+
+
+def _gpu_usable() -> bool:
+    """Whether PyTorch can use a CUDA GPU. Asked only where an NVIDIA driver shows, since asking imports PyTorch."""
+    if not (os.path.isdir("/proc/driver/nvidia/gpus") or shutil.which("nvidia-smi")):
+        return False
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - depends on the installation
+        return False
+    return torch.cuda.is_available()
+
+
+def bleu_config(args: argparse.Namespace) -> BLEUConfig:
+    try:
+        return BLEUConfig(
+            max_order=args.max_ngram_order,
+            smoothing=args.smooth_method,
+            smooth_value=args.smooth_value,
+            effective_order=args.sentence_level,
+        )
+    except (TypeError, ValueError) as error:
+        raise InputError(str(error)) from None
+
+
+def sacrebleu_seed() -> int | None:
+    """sacrebleu's seed: ``$SACREBLEU_SEED`` (``none`` for fresh entropy), 12345 by default."""
+    value = os.environ.get("SACREBLEU_SEED", "12345")
+    if value.lower() == "none":
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise InputError(f"SACREBLEU_SEED must be an integer or 'none', got {value!r}") from None

@@ -1,0 +1,85 @@
+"""One run of the command: read, tokenize, count, then score and print."""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+import numpy as np
+
+from ..corpus_statistics import device_statistics, host_statistics
+from ..text import InputError, TokenStream, Vocabulary, load_tokenizer, read_references
+from .arguments import FORMATS, bleu_config, build_parser, check_options, choose_device, sacrebleu_seed
+from .output import print_paired, print_sentences, print_single, print_systems
+from .reading import check_lengths, read_systems, warn_if_tokenized
+from .run import Run, progress_bar
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (0, or 1 for bad input; argparse exits with 2)."""
+    args = build_parser().parse_args(argv)
+    if os.environ.get("SACREBLEU_FORMAT", "").lower() in FORMATS:
+        args.format = os.environ["SACREBLEU_FORMAT"].lower()
+    try:
+        with _garbage_collection_paused():
+            return _run(args)
+    except InputError as error:
+        print(f"torch-bleu: error: {error}", file=sys.stderr)
+        return 1
+
+
+@contextmanager
+def _garbage_collection_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector, which would otherwise scan the corpus's growing word
+    lists hundreds of times, for nothing: they hold no reference cycles (saves 15-20% of the encoding)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _run(args: argparse.Namespace) -> int:
+    check_options(args)
+    device = choose_device(args)
+    run = Run(args, bleu_config(args), sacrebleu_seed(), show_progress=not args.quiet and sys.stderr.isatty())
+    words = load_tokenizer(args.tokenize, args.lowercase)
+
+    reference_names, references = read_references(args.refs, args.encoding, args.num_refs)
+    names, systems = read_systems(args)
+    check_lengths(names, systems, reference_names, references)
+    if not args.force:
+        warn_if_tokenized(names, systems)
+
+    vocabulary = Vocabulary()
+    reference_ids = [vocabulary.encode(map(words, stream)) for stream in references]
+    system_ids = [vocabulary.encode(map(words, system)) for system in systems]
+    packed = _count(system_ids, reference_ids, device, run)  # (K, B, 2 + 2N)
+
+    signature = {"nrefs": str(len(references))}
+    if args.sentence_level:
+        print_sentences(packed, run, signature)
+    elif len(systems) == 1:
+        print_single(packed, run, signature)
+    elif args.paired_bs or args.paired_ar:
+        print_paired(names, packed, run, signature)
+    else:
+        print_systems(names, packed, run, signature)
+    return 0
+
+
+def _count(systems: list[TokenStream], references: list[TokenStream], device: str, run: Run) -> np.ndarray:
+    """Per-sentence statistics of every system, with NumPy on the CPU or the tensor engine on ``device``."""
+    order = run.args.max_ngram_order
+    sentences = len(references[0].lengths)
+    if device == "cpu":
+        with progress_bar(sentences, "counting n-grams", run.show_progress) as advance:
+            return host_statistics(systems, references, order, progress=advance)
+    with progress_bar(sentences * len(systems), "counting n-grams", run.show_progress) as advance:
+        return device_statistics(systems, references, order, device, progress=advance)

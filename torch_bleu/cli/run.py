@@ -1,0 +1,56 @@
+"""What every step of one invocation shares, and the steps that show progress while they work."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ..config import BLEUConfig
+from ..significance import PairedResult
+
+#: A paired test of :mod:`torch_bleu.significance`: (packed, config, n_samples, seed, progress=...) -> result.
+PairedTest = Callable[..., PairedResult]
+
+
+@dataclass
+class Run:
+    """What every step of one invocation needs: the options, the BLEU flavour, the seed, the progress bar."""
+
+    args: argparse.Namespace
+    config: BLEUConfig
+    seed: int | None
+    show_progress: bool
+
+
+@contextmanager
+def progress_bar(total: int, description: str, enabled: bool) -> Iterator[Callable[[int], None]]:
+    """A tqdm bar on standard error when ``enabled`` (and tqdm is installed), else a no-op."""
+    bar = None
+    if enabled:
+        try:
+            from tqdm import tqdm
+
+            bar = tqdm(total=total, desc=description, file=sys.stderr, leave=False)
+        except ImportError:
+            pass
+
+    def advance(done: int) -> None:
+        if bar is not None:
+            bar.update(done)
+
+    try:
+        yield advance
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def run_test(test: PairedTest, packed: np.ndarray, run: Run, n: int, description: str) -> PairedResult:
+    with progress_bar(n, description, run.show_progress) as advance:
+        return test(packed, run.config, n, run.seed, progress=advance)
