@@ -165,6 +165,10 @@ class BLEUConfig:
         return max(self.max_order, 5) if self.smoothing in FIVE_GRAM_METHODS else self.max_order
 
 
+#: BLEUConfig's arguments, in order (read once: ``torch.compile`` does not follow ``dataclasses.fields``).
+OPTION_NAMES = tuple(field.name for field in fields(BLEUConfig))
+
+
 class BLEUOptions(TypedDict, total=False):
     """The keyword arguments that :func:`~torch_bleu.corpus_bleu` and :func:`~torch_bleu.sentence_bleu`
     take: the arguments of :class:`BLEUConfig`, documented there. (Typed for editors and type checkers:
@@ -191,7 +195,7 @@ def unknown_option(name: str) -> TypeError:
     """
     hint = FOREIGN_OPTIONS.get(name)
     if hint is None:
-        hint = "the options are " + ", ".join(field.name for field in fields(BLEUConfig))
+        hint = "the options are " + ", ".join(OPTION_NAMES)
     return TypeError(f"unknown option {name!r}: {hint}")
 
 
@@ -202,9 +206,8 @@ def config_from_options(options: Mapping[str, Any]) -> BLEUConfig:
         >>> config_from_options({"weights": (0.5, 0.5)}).max_order
         2
     """
-    names = {field.name for field in fields(BLEUConfig)}
     for name in options:
-        if name not in names:
+        if name not in OPTION_NAMES:
             raise unknown_option(name)
     return BLEUConfig(**options)
 

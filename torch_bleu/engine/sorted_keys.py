@@ -91,7 +91,7 @@ def _group_numbers(sorted_keys: Tensor, thresholds: Tensor) -> Tensor:
     starts = sorted_keys.new_empty(sorted_keys.shape[0], thresholds.shape[1], sorted_keys.shape[1])
     starts[..., :1] = 1
     change = (sorted_keys[:, 1:] ^ sorted_keys[:, :-1]).unsqueeze(1)
-    torch.ge(change, thresholds, out=starts[..., 1:])  # 0/1 straight into int64
+    starts[..., 1:] = change >= thresholds
     return starts.cumsum_(-1)
 
 
@@ -154,7 +154,7 @@ def sorted_key_matches(rows: StackedRows, max_order: int) -> Tensor:
     sorted_tokens, token_order = sort_with_order(tokens.view(batch, slots))
     sorted_ranks = torch.empty_like(token_order)  # 2 for the smallest id, +1 at each new id
     sorted_ranks[:, :1] = 2
-    torch.ne(sorted_tokens[:, 1:], sorted_tokens[:, :-1], out=sorted_ranks[:, 1:])
+    sorted_ranks[:, 1:] = sorted_tokens[:, 1:] != sorted_tokens[:, :-1]
     ranks = torch.empty_like(token_order).scatter_(1, token_order, sorted_ranks.cumsum_(-1)).view(tokens.shape)
     # the kept tokens' digits, then end marks; one more slot takes the dropped tokens, out of reach
     digits = compact(ranks, rows.keep, end_marks, width + max_order)
