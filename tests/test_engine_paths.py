@@ -32,7 +32,7 @@ from torch_bleu.engine import (
     sorted_keys,
     stack_rows,
 )
-from torch_bleu.ngrams import sentence_statistics
+from torch_bleu.statistics import sentence_statistics
 
 PATHS = ["auto", *ALGORITHMS]
 REPO = Path(__file__).resolve().parents[1]

@@ -15,8 +15,8 @@ from .config import BLEUConfig
 if TYPE_CHECKING:
     from .functional import corpus_bleu, sentence_bleu
     from .metric import BLEUScore
-    from .ngrams import SentenceStatistics, sentence_statistics
     from .score import bleu_from_statistics
+    from .statistics import SentenceStatistics, sentence_statistics
 
 __all__ = [
     "BLEUConfig",
@@ -33,11 +33,11 @@ __version__ = "0.1.0"
 # counts with NumPy on a CPU, starts without importing PyTorch (about a second) or torchmetrics.
 _LAZY_MODULES = {
     "BLEUScore": "metric",
-    "SentenceStatistics": "ngrams",
+    "SentenceStatistics": "statistics",
     "bleu_from_statistics": "score",
     "corpus_bleu": "functional",
     "sentence_bleu": "functional",
-    "sentence_statistics": "ngrams",
+    "sentence_statistics": "statistics",
 }
 
 

@@ -248,7 +248,7 @@ def device_statistics(
     """
     import torch
 
-    from .ngrams import sentence_statistics
+    from .statistics import sentence_statistics
 
     num_sentences = len(references[0].lengths)
     per_system = []

@@ -13,8 +13,8 @@ from torch import Tensor
 
 from .config import BLEUConfig, BLEUOptions, config_from_options, require_corpus_smoothing
 from .inputs import token_batch
-from .ngrams import SentenceStatistics, count_statistics
 from .score import bleu_from_statistics
+from .statistics import SentenceStatistics, count_statistics
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack

@@ -11,8 +11,8 @@ from torchmetrics import Metric
 
 from .config import CONVENTIONS, FOREIGN_OPTIONS, REF_LENGTH_RULES, BLEUConfig, require_corpus_smoothing, unknown_option
 from .functional import batch_statistics
-from .ngrams import SentenceStatistics
 from .score import bleu_from_statistics
+from .statistics import SentenceStatistics
 
 
 class BLEUScore(Metric):
