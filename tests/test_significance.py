@@ -206,3 +206,22 @@ def test_both_tests_name_their_options_alike():
     keyword = paired_approximate_randomization(stats, BLEUConfig(), n_samples=20, seed=3)
     positional = paired_approximate_randomization(stats, BLEUConfig(), 20, seed=3)
     assert np.array_equal(keyword.p_values, positional.p_values, equal_nan=True)
+
+
+@pytest.mark.parametrize("test", [paired_bootstrap, paired_approximate_randomization])
+def test_any_statistics_to_score_function_gets_the_same_tests(test):
+    stats = random_statistics(systems=3)
+    config = BLEUConfig(smoothing="exp")
+    by_config = test(stats, config, 64, seed=5)
+    by_function = test(stats, lambda summed: packed_bleu(summed, config), 64, seed=5)
+    for ours, reference in zip(by_function, by_config):
+        if reference is not None:
+            assert np.array_equal(ours, reference, equal_nan=True)
+
+    def unigram_precision(summed: np.ndarray) -> np.ndarray:  # another metric on the same statistics
+        order = config.max_order
+        return 100 * summed[..., 2] / np.maximum(summed[..., 2 + order], 1)
+
+    result = test(stats, unigram_precision, 64, seed=5)
+    assert np.allclose(result.scores, unigram_precision(stats.sum(axis=1)))
+    assert np.all((result.p_values[1:] > 0) & (result.p_values[1:] <= 1))

@@ -71,9 +71,10 @@ def corpus_bleu(preds: Any, target: Any, **options: Unpack[BLEUOptions]) -> Tens
     config = config_from_options(options)
     require_corpus_smoothing(config)
     stats = batch_statistics(preds, target, config)
-    return bleu_from_statistics(
+    score: Tensor = bleu_from_statistics(
         stats.matches.sum(0), stats.totals.sum(0), stats.preds_len.sum(), stats.target_len.sum(), config
     )
+    return score
 
 
 def sentence_bleu(preds: Any, target: Any, **options: Unpack[BLEUOptions]) -> Tensor:
@@ -91,4 +92,5 @@ def sentence_bleu(preds: Any, target: Any, **options: Unpack[BLEUOptions]) -> Te
     """
     config = config_from_options(options)
     stats = batch_statistics(preds, target, config)
-    return bleu_from_statistics(stats.matches, stats.totals, stats.preds_len, stats.target_len, config)
+    scores: Tensor = bleu_from_statistics(stats.matches, stats.totals, stats.preds_len, stats.target_len, config)
+    return scores

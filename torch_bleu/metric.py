@@ -216,7 +216,10 @@ class BLEUScore(Metric):
 
     def compute(self) -> Tensor:
         """Corpus BLEU in ``[0, 1]`` of everything seen so far (0-d float64)."""
-        return bleu_from_statistics(self.numerator, self.denominator, self.preds_len, self.target_len, self.config)
+        score: Tensor = bleu_from_statistics(
+            self.numerator, self.denominator, self.preds_len, self.target_len, self.config
+        )
+        return score
 
     def plot(self, val: Tensor | Sequence[Tensor] | None = None, ax: Any | None = None) -> Any:
         """Plot ``compute()``, one value, or a sequence of values such as BLEU per epoch (needs matplotlib).

@@ -1,39 +1,46 @@
 """BLEU from sufficient statistics: brevity penalty times a weighted geometric mean of precisions.
 
 :func:`bleu_from_statistics` is vectorized over leading dimensions, so the same code scores a whole
-corpus (0-d statistics), every sentence of a batch ``(B,)``, or thousands of bootstrap resamples.
+corpus (0-d statistics), every sentence of a batch ``(B,)``, or thousands of bootstrap resamples. It
+takes PyTorch tensors (on any device) or NumPy arrays: the metric, the functional API and the command
+line's significance tests all score with it.
 """
 
 from __future__ import annotations
 
-import torch
-from torch import Tensor
+import sys
 
+import numpy as np
+
+from .arrays import Array, array_namespace, as_float64, float64_like
 from .config import BLEUConfig
 from .smoothing import smoothed_precisions
 
 
-def brevity_penalty(preds_len: Tensor, target_len: Tensor) -> Tensor:
+def brevity_penalty(preds_len: Array, target_len: Array) -> Array:
     """``1`` when the hypothesis is at least as long as the reference, else ``exp(1 - r / c)``; 0 when ``c = 0``.
 
     Example:
+        >>> import torch
         >>> round(brevity_penalty(torch.tensor(12.0), torch.tensor(13.0)).item(), 4)
         0.92
     """
-    preds_len, target_len = preds_len.double(), target_len.double()
-    shortfall = torch.exp(1.0 - target_len / preds_len.clamp_min(1.0))
-    penalty = torch.where(preds_len > 0, shortfall, 0.0)
-    return torch.where(preds_len >= target_len, 1.0, penalty)
+    xp = array_namespace(preds_len)
+    preds_len, target_len = as_float64(preds_len), as_float64(target_len)
+    shortfall = xp.exp(1.0 - target_len / preds_len.clip(min=1.0))
+    penalty = xp.where(preds_len > 0, shortfall, 0.0)
+    return xp.where(preds_len >= target_len, 1.0, penalty)
 
 
 def bleu_from_statistics(
-    matches: Tensor, totals: Tensor, preds_len: Tensor, target_len: Tensor, config: BLEUConfig
-) -> Tensor:
+    matches: Array, totals: Array, preds_len: Array, target_len: Array, config: BLEUConfig
+) -> Array:
     """BLEU in ``[0, 1]`` from statistics of shape ``(..., K)``, ``(..., K)``, ``(...)``, ``(...)``.
 
     ``K`` is ``config.statistics_order``: ``max_order``, or at least 5 for nltk's ``method5`` and
     ``method7``, which read the 5-gram precision (those two, and ``method6``, need the statistics of
-    single sentences, as :func:`~torch_bleu.sentence_bleu` gives them).
+    single sentences, as :func:`~torch_bleu.sentence_bleu` gives them). Tensors give a float64 tensor
+    on their device; NumPy arrays (sacrebleu's convention) a float64 array.
 
     Rules (sacrebleu's and nltk's): no unigram match gives 0; orders with weight 0 are ignored; with
     ``effective_order`` the weights are renormalized over the orders the hypothesis has n-grams for;
@@ -41,8 +48,11 @@ def bleu_from_statistics(
     nltk leaves it out (``method1`` with epsilon 0, ``method4`` on one-token hypotheses).
 
     Example:
+        >>> import torch
         >>> stats = torch.tensor([9, 7, 5, 3]), torch.tensor([10, 8, 6, 4]), torch.tensor(11), torch.tensor(11)
         >>> round(bleu_from_statistics(*stats, BLEUConfig()).item(), 10)
+        0.8375922397
+        >>> round(float(bleu_from_statistics(*(np.asarray(s) for s in stats), BLEUConfig())), 10)
         0.8375922397
     """
     if matches.shape[-1] != config.statistics_order or totals.shape[-1] != config.statistics_order:
@@ -50,14 +60,18 @@ def bleu_from_statistics(
             f"statistics must have {config.statistics_order} orders for max_order={config.max_order} and "
             f"smoothing={config.smoothing!r}, got {matches.shape[-1]} and {totals.shape[-1]}"
         )
-    matches, totals = matches.double(), totals.double()
-    precisions, counted = smoothed_precisions(matches, totals, preds_len, config)
-    weights = torch.tensor(config.weights, dtype=torch.float64, device=matches.device)
-    used = counted & (weights > 0)
-    log_mean = torch.where(used, weights * torch.log(precisions), 0.0).sum(-1)
+    xp = array_namespace(matches)
+    if xp is np and config.convention != "sacrebleu":
+        raise ValueError("NumPy statistics are scored by sacrebleu's rules; nltk's convention needs tensors")
+    matches, totals = as_float64(matches), as_float64(totals)
+    with np.errstate(divide="ignore"):  # log(0) = -inf is meant: the score is then 0
+        precisions, counted = smoothed_precisions(matches, totals, preds_len, config)
+        weights = float64_like(config.weights, matches)
+        used = counted & (weights > 0)
+        log_mean = xp.where(used, weights * xp.log(precisions), 0.0).sum(axis=-1)
     if config.effective_order:
-        counted_weight = torch.where(counted, weights, 0.0).sum(-1)
-        log_mean = log_mean * (weights.sum() / counted_weight.clamp_min(torch.finfo(torch.float64).tiny))
-    score = brevity_penalty(preds_len, target_len) * torch.exp(log_mean)
+        counted_weight = xp.where(counted, weights, 0.0).sum(axis=-1)
+        log_mean = log_mean * (weights.sum() / counted_weight.clip(min=sys.float_info.min))
+    score = brevity_penalty(preds_len, target_len) * xp.exp(log_mean)
     no_match = matches[..., 0] == 0
-    return torch.where(no_match, 0.0, score)
+    return xp.where(no_match, 0.0, score)

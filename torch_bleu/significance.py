@@ -38,12 +38,14 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from typing import Any, Callable, NamedTuple, Optional
 
 import numpy as np
 
 from .config import BLEUConfig
+from .score import bleu_from_statistics
 
 #: Score differences (in BLEU points) closer than this count as ties, so that float rounding in two
 #: different evaluation orders of the same statistics never decides a comparison.
@@ -53,6 +55,9 @@ TIE_TOLERANCE = 1e-9
 DEFAULT_CHUNK_ELEMENTS = 2**18
 
 Progress = Optional[Callable[[int], None]]
+
+#: Scores ``(...)`` of summed packed statistics ``(..., 2 + 2N)``.
+Scorer = Callable[[np.ndarray], np.ndarray]
 
 
 class PairedResult(NamedTuple):
@@ -97,8 +102,9 @@ def pack_statistics(stats: Sequence[Any]) -> np.ndarray:
 def packed_bleu(packed: np.ndarray, config: BLEUConfig) -> np.ndarray:
     """BLEU (0..100, float64) of summed packed statistics ``(..., 2 + 2N)``, by sacrebleu's rules.
 
-    The NumPy twin of :func:`~torch_bleu.bleu_from_statistics` for ``convention="sacrebleu"``: smoothing
-    ``none``, ``floor``, ``add-k`` or ``exp``, weights, ``effective_order``.
+    Unpacks the columns and scores them with :func:`~torch_bleu.bleu_from_statistics`, the scorer of
+    the metric and the functional API: smoothing ``none``, ``floor``, ``add-k`` or ``exp``, weights,
+    ``effective_order``.
 
     Example:
         >>> round(packed_bleu(np.array([11, 11, 9, 7, 5, 3, 10, 8, 6, 4]), BLEUConfig()).item(), 8)
@@ -108,32 +114,21 @@ def packed_bleu(packed: np.ndarray, config: BLEUConfig) -> np.ndarray:
         raise ValueError("the significance tests follow sacrebleu's convention; use convention='sacrebleu'")
     order = config.max_order
     packed = np.asarray(packed, dtype=np.float64)
-    preds_len, target_len = packed[..., 0], packed[..., 1]
-    matches, totals = packed[..., 2 : 2 + order].copy(), packed[..., 2 + order :].copy()
-    if config.smoothing == "add-k":
-        matches[..., 1:] += config.constant
-        totals[..., 1:] += config.constant
-    active = np.minimum.accumulate(totals > 0, axis=-1)  # the orders before the first without n-grams
-    no_match = active & (matches == 0)
-    if config.smoothing == "exp":  # the j-th order without a match gets 1 / (2**j * total)
-        fallback = 1.0 / (np.exp2(np.cumsum(no_match, axis=-1)) * np.maximum(totals, 1.0))
-    elif config.smoothing == "floor":
-        fallback = config.constant / np.maximum(totals, 1.0)
-    else:
-        fallback = np.zeros_like(totals)
-    precisions = np.where(no_match, fallback, matches / np.maximum(totals, np.finfo(np.float64).tiny))
-    precisions = np.where(active, precisions, 0.0)
+    matches, totals = packed[..., 2 : 2 + order], packed[..., 2 + order :]
+    scores: np.ndarray = 100.0 * bleu_from_statistics(matches, totals, packed[..., 0], packed[..., 1], config)
+    return scores
 
-    weights = np.asarray(config.weights, dtype=np.float64)
-    used = np.where(active.any(axis=-1, keepdims=True), active, True) if config.effective_order else True
-    with np.errstate(divide="ignore", invalid="ignore"):  # log(0) = -inf is meant: the score is then 0
-        log_mean = np.where(used & (weights > 0), weights * np.log(precisions), 0.0).sum(axis=-1)
-    if config.effective_order:
-        log_mean = log_mean * (weights.sum() / np.maximum(np.where(used, weights, 0.0).sum(axis=-1), 1e-300))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        shortfall = np.where(preds_len > 0, np.exp(1.0 - target_len / preds_len), 0.0)
-    penalty = np.where(preds_len >= target_len, 1.0, shortfall)
-    return np.where(matches[..., 0] == 0, 0.0, 100.0 * penalty * np.exp(log_mean))
+
+def as_scorer(score: BLEUConfig | Scorer) -> Scorer:
+    """The scoring function of a paired test: BLEU for a config, else the function itself.
+
+    Example:
+        >>> as_scorer(BLEUConfig())(np.array([11, 11, 9, 7, 5, 3, 10, 8, 6, 4])).round(4).item()
+        83.7592
+    """
+    if isinstance(score, BLEUConfig):
+        return functools.partial(packed_bleu, config=score)
+    return score
 
 
 def exact_float_dtype(bound: float) -> type:
@@ -221,7 +216,7 @@ def randomization_swaps(
 
 def paired_bootstrap(
     packed: np.ndarray,
-    config: BLEUConfig,
+    score: BLEUConfig | Scorer,
     n_samples: int = 1000,
     seed: int | None = 12345,
     chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
@@ -231,7 +226,9 @@ def paired_bootstrap(
 
     Args:
         packed: ``(K, B, 2 + 2N)`` per-sentence statistics of ``K`` systems (see :func:`pack_statistics`).
-        config: the BLEU options (smoothing, max order, ...).
+        score: how to score summed statistics ``(..., 2 + 2N)``: a :class:`~torch_bleu.BLEUConfig`
+            (BLEU by :func:`packed_bleu`), or any function from such arrays to scores ``(...)``, so that
+            another metric's statistics get the same tests.
         n_samples: number of bootstrap resamples.
         seed: seed of NumPy's ``default_rng``; ``None`` draws fresh entropy.
         chunk_elements: resamples are processed ``chunk_elements // B`` at a time.
@@ -241,6 +238,7 @@ def paired_bootstrap(
     """
     packed = np.asarray(packed, dtype=np.int64)
     num_systems, num_sentences, width = packed.shape
+    scorer = as_scorer(score)
     _check_test(n_samples, num_systems, num_sentences, minimum_systems=1)
     # a resample sums B rows, so its sums are bounded by B times the largest entry
     dtype = exact_float_dtype(num_sentences * np.abs(packed).max())
@@ -252,12 +250,12 @@ def paired_bootstrap(
         flat = (indices + num_sentences * np.arange(rows).reshape(rows, 1)).reshape(-1)
         counts: np.ndarray = np.bincount(flat, minlength=rows * num_sentences)
         counts = counts.reshape(rows, num_sentences).astype(dtype)
-        samples.append(packed_bleu((counts @ columns).reshape(rows, num_systems, width), config))
+        samples.append(scorer((counts @ columns).reshape(rows, num_systems, width)))
         if progress is not None:
             progress(rows)
     scores_per_sample = np.concatenate(samples)  # (S, K)
 
-    scores = packed_bleu(packed.sum(axis=1), config)
+    scores = scorer(packed.sum(axis=1))
     differences = np.abs(scores_per_sample - scores_per_sample[:, :1])
     centred = differences - differences.mean(axis=0)
     observed = np.abs(scores - scores[0])
@@ -267,7 +265,7 @@ def paired_bootstrap(
 
 def paired_approximate_randomization(
     packed: np.ndarray,
-    config: BLEUConfig,
+    score: BLEUConfig | Scorer,
     n_samples: int = 10000,
     seed: int | None = 12345,
     chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
@@ -282,20 +280,21 @@ def paired_approximate_randomization(
     """
     packed = np.asarray(packed, dtype=np.int64)
     num_systems, num_sentences, width = packed.shape
+    scorer = as_scorer(score)
     _check_test(n_samples, num_systems, num_sentences, minimum_systems=2)
     gaps = packed[:1] - packed[1:]  # (K-1, B, D): baseline minus system, per sentence
     # a trial adds a subset of the gaps, so its sums are bounded by the sum of their sizes
     dtype = exact_float_dtype(np.abs(gaps).sum(axis=1).max())
     gap_columns = gaps.transpose(1, 0, 2).reshape(num_sentences, -1).astype(dtype)  # (B, (K-1)*D)
     totals = packed.sum(axis=1).astype(np.float64)  # (K, D)
-    scores = packed_bleu(totals, config)
+    scores = scorer(totals)
     observed = np.abs(scores[1:] - scores[0])
 
     exceeding = np.zeros(num_systems - 1, dtype=np.int64)
     for swaps in randomization_swaps(num_sentences, n_samples, seed, chunk_elements):
         moved = (swaps.astype(dtype) @ gap_columns).reshape(-1, num_systems - 1, width).astype(np.float64)
-        shuffled_system = packed_bleu(totals[1:] + moved, config)
-        shuffled_baseline = packed_bleu(totals[:1] - moved, config)
+        shuffled_system = scorer(totals[1:] + moved)
+        shuffled_baseline = scorer(totals[:1] - moved)
         exceeding += count_exceeding(np.abs(shuffled_system - shuffled_baseline), observed)
         if progress is not None:
             progress(swaps.shape[0])
