@@ -64,14 +64,14 @@ def bleu_from_statistics(
     if xp is np and config.convention != "sacrebleu":
         raise ValueError("NumPy statistics are scored by sacrebleu's rules; nltk's convention needs tensors")
     matches, totals = as_float64(matches), as_float64(totals)
-    with np.errstate(divide="ignore"):  # log(0) = -inf is meant: the score is then 0
-        precisions, counted = smoothed_precisions(matches, totals, preds_len, config)
-        weights = float64_like(config.weights, matches)
-        used = counted & (weights > 0)
-        log_mean = xp.where(used, weights * xp.log(precisions), 0.0).sum(axis=-1)
+    precisions, counted = smoothed_precisions(matches, totals, preds_len, config)
+    weights = float64_like(config.weights, matches)
+    used = counted & (weights > 0)
+    # an order that takes part with precision 0 makes the score 0; the others enter the mean by their log
+    log_mean = xp.where(used, weights * xp.log(xp.where(precisions > 0, precisions, 1.0)), 0.0).sum(axis=-1)
     if config.effective_order:
         counted_weight = xp.where(counted, weights, 0.0).sum(axis=-1)
         log_mean = log_mean * (weights.sum() / counted_weight.clip(min=sys.float_info.min))
     score = brevity_penalty(preds_len, target_len) * xp.exp(log_mean)
-    no_match = matches[..., 0] == 0
-    return xp.where(no_match, 0.0, score)
+    zero = (matches[..., 0] == 0) | (used & (precisions == 0)).any(axis=-1)
+    return xp.where(zero, 0.0, score)
