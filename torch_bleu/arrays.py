@@ -53,5 +53,4 @@ def float64_like(values: Any, like: Array) -> Array:
 
 def all_true_like(array: Array) -> Array:
     """A boolean array of ``array``'s shape (and device), all true."""
-    xp = array_namespace(array)
-    return xp.ones_like(array, dtype=xp.bool if xp is not np else np.bool_)
+    return array_namespace(array).ones_like(array, dtype=bool)

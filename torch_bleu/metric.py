@@ -147,9 +147,7 @@ class BLEUScore(Metric):
             ([4, 2, 1, 0], [5, 3, 1, 0])
         """
         if isinstance(incoming_state, BLEUScore):
-            theirs, ours = counting_options(incoming_state.config), counting_options(self.config)
-            if theirs != ours:
-                raise ValueError(f"cannot merge statistics counted with {theirs} into one counted with {ours}")
+            self._check_states(incoming_state.metric_state)
             merged_updates = incoming_state._update_count
         elif isinstance(incoming_state, dict):
             missing = [name for name in STATISTICS if name not in incoming_state]
