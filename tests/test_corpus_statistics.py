@@ -1,8 +1,8 @@
 """Counting whole corpora for the command line: NumPy on the host and the tensor engine give sacrebleu's integers.
 
 Random corpora of several systems and references (empty lines, repeated words, long lines included)
-are counted by :func:`host_statistics` and :func:`device_statistics` and compared, row for row, with
-the statistics sacrebleu extracts from the same text.
+are counted by :func:`corpus_statistics`, with the engine on NumPy arrays and on PyTorch tensors, and
+compared, row for row, with the statistics sacrebleu extracts from the same text.
 """
 
 import subprocess
@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import WORDS, word_corpora
 
-from torch_bleu.corpus_statistics import block_matches, device_statistics, host_statistics, length_sorted_batches
-from torch_bleu.text import Vocabulary
+from torch_bleu.corpus_statistics import corpus_statistics, length_sorted_batches
+from torch_bleu.text import TokenStream, Vocabulary
 
 sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu.metrics import BLEU  # noqa: E402
@@ -40,9 +40,9 @@ def test_host_and_device_statistics_are_sacrebleus(corpus, order, max_slots):
     systems, references = corpus
     expected = sacrebleu_rows(systems, references, order)
     system_ids, reference_ids = encode(systems, references)
-    host = host_statistics(system_ids, reference_ids, order, max_slots=max_slots)
+    host = corpus_statistics(system_ids, reference_ids, order, max_slots=max_slots)
     assert host.dtype == np.int64 and host.tolist() == expected
-    assert device_statistics(system_ids, reference_ids, order, "cpu", max_slots=max_slots).tolist() == expected
+    assert corpus_statistics(system_ids, reference_ids, order, "cpu", max_slots=max_slots).tolist() == expected
 
 
 def test_long_lines_and_many_repeats():
@@ -50,23 +50,24 @@ def test_long_lines_and_many_repeats():
     references = [[" ".join(rng.choice(WORDS, size=3000)), "a " * 500, ""]]
     systems = [[" ".join(rng.choice(WORDS, size=2500)), "a " * 700, "a"], ["b", "", ""]]
     system_ids, reference_ids = encode(systems, references)
-    assert host_statistics(system_ids, reference_ids, 4).tolist() == sacrebleu_rows(systems, references, 4)
+    assert corpus_statistics(system_ids, reference_ids, 4).tolist() == sacrebleu_rows(systems, references, 4)
 
 
 def test_progress_counts_sentences():
     system_ids, reference_ids = encode([["a b", "c", "d d"]], [["a b", "c", "d"]])
     done = []
-    host_statistics(system_ids, reference_ids, progress=done.append, max_slots=4)
+    corpus_statistics(system_ids, reference_ids, progress=done.append, max_slots=4)
     assert sum(done) == 3 and len(done) > 1
     done.clear()
-    device_statistics(system_ids * 2, reference_ids, device="cpu", progress=done.append)
-    assert sum(done) == 6
+    corpus_statistics(system_ids * 6, reference_ids, device="cpu", progress=done.append)
+    assert sum(done) == 18
 
 
-def test_ids_too_large_for_exact_keys_are_refused():
-    tokens = np.array([[[2**60, 1], [1, 2**60]]])
-    with pytest.raises(ValueError, match="exact int64 keys"):
-        block_matches(tokens, np.array([[2, 2]]), num_refs=1, max_order=2)
+def test_any_int64_word_ids_count_exactly():
+    """The engine ranks ids within each sentence, so word ids need not be small."""
+    hypothesis = TokenStream(np.array([2**62, 1, -5, 2**62]), np.array([4]))
+    reference = TokenStream(np.array([1, 2**62, -5, 2**62]), np.array([4]))
+    assert corpus_statistics([hypothesis], [reference], 2).tolist() == [[[4, 4, 4, 1, 4, 3]]]
 
 
 def test_length_sorted_batches_cover_every_sentence_once():

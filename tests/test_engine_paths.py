@@ -23,16 +23,17 @@ from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU
 from strategies import INT64_MAX, INT64_MIN
 
+from torch_bleu import sentence_statistics
 from torch_bleu.engine import (
     ALGORITHMS,
     PAIRWISE_MAX_WIDTH,
+    StackedRows,
     choose_algorithm,
     clipped_matches,
     rowsort,
     sorted_keys,
     stack_rows,
 )
-from torch_bleu.statistics import sentence_statistics
 
 PATHS = ["auto", *ALGORITHMS]
 REPO = Path(__file__).resolve().parents[1]
@@ -137,6 +138,49 @@ def test_counters_filled_in_passes(counter_bits, batch):
         assert_matches_sacrebleu(preds, target, ignore_ids, 4, "sorted")
 
 
+@pytest.mark.parametrize("algorithm", PATHS)
+@settings(max_examples=40)
+@given(batch=padded_batches(), max_order=st.integers(1, 5))
+def test_numpy_arrays_count_as_tensors(algorithm, batch, max_order):
+    """The engine runs the same code on NumPy arrays (the command line's host path) as on tensors."""
+    preds, target, ignore_ids = batch
+    rows = stack_rows(preds, target, ignore_ids)
+    arrays = StackedRows(*(None if field is None else field.numpy() for field in rows[:3]))
+    expected = clipped_matches(rows, max_order, algorithm).tolist()
+    assert clipped_matches(arrays, max_order, algorithm).tolist() == expected
+
+
+def _several_hypotheses(preds: torch.Tensor, target: torch.Tensor, ignore_ids) -> tuple[StackedRows, list[StackedRows]]:
+    """Three hypotheses per sentence against the same references: stacked together, and each alone."""
+    alone = [stack_rows(hyp, target, ignore_ids) for hyp in (preds, preds.roll(1, -1), preds.flip(-1))]
+    keep = [torch.ones_like(rows.tokens, dtype=torch.bool) if rows.keep is None else rows.keep for rows in alone]
+    together = StackedRows(
+        torch.cat([rows.tokens[:, :1] for rows in alone] + [alone[0].tokens[:, 1:]], 1),
+        torch.cat([kept[:, :1] for kept in keep] + [keep[0][:, 1:]], 1),
+        torch.cat([rows.lengths[:, :1] for rows in alone] + [alone[0].lengths[:, 1:]], 1),
+        hypotheses=3,
+    )
+    return together, alone
+
+
+@pytest.mark.parametrize("on_numpy", [False, True])
+@pytest.mark.parametrize("counter_bits", [4, 31])
+@settings(max_examples=30)
+@given(batch=padded_batches(max_width=9), max_order=st.integers(1, 5))
+def test_several_hypotheses_count_as_each_alone(on_numpy, counter_bits, batch, max_order):
+    """Rows with ``K`` hypotheses (the command line stacks several systems) clip each one as if it were alone."""
+    together, alone = _several_hypotheses(*batch)
+    if on_numpy:
+        together = StackedRows(*(field.numpy() for field in together[:3]), hypotheses=3)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sorted_keys, "COUNTER_BITS", counter_bits)
+        counted = clipped_matches(together, max_order)
+        expected = [clipped_matches(rows, max_order, "sorted")[:, 0].tolist() for rows in alone]
+    assert [counted[:, k].tolist() for k in range(3)] == expected
+    with pytest.raises(ValueError, match="one hypothesis"):
+        clipped_matches(together, max_order, "pairwise")
+
+
 def _long_batch(batch: int, refs: int, width: int, vocabulary: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     generator = torch.Generator().manual_seed(seed)
     preds = torch.randint(0, vocabulary, (batch, width), generator=generator)
@@ -167,7 +211,7 @@ def test_high_order_on_long_rows_takes_stages_unforced():
 def test_dispatch_boundary(refs, width):
     """At the widths where ``auto`` switches algorithm, both algorithms and ``auto`` agree with sacrebleu."""
     expected = "pairwise" if width <= PAIRWISE_MAX_WIDTH else "sorted"
-    assert choose_algorithm(batch=16, sources=refs + 1, width=width) == expected
+    assert choose_algorithm(width) == expected
     generator = torch.Generator().manual_seed(width * 10 + refs)
     preds = torch.randint(0, 4, (16, width), generator=generator)
     target = torch.randint(0, 4, (16, refs, width - 1), generator=generator)

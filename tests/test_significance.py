@@ -19,12 +19,12 @@ from strategies import word_corpora
 from torch_bleu import BLEUConfig, SentenceStatistics, sentence_statistics
 from torch_bleu.significance import (
     bootstrap_indices,
-    pack_statistics,
     packed_bleu,
     paired_approximate_randomization,
     paired_bootstrap,
     randomization_swaps,
 )
+from torch_bleu.statistics import pack_statistics
 
 sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu.metrics import BLEU  # noqa: E402

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 from .config import BLEUConfig
 
 if TYPE_CHECKING:
-    from .functional import corpus_bleu, sentence_bleu
+    from .functional import corpus_bleu, sentence_bleu, sentence_statistics
     from .metric import BLEUScore
     from .score import bleu_from_statistics
-    from .statistics import SentenceStatistics, sentence_statistics
+    from .statistics import SentenceStatistics
 
 __all__ = [
     "BLEUConfig",
@@ -37,7 +37,7 @@ _LAZY_MODULES = {
     "bleu_from_statistics": "score",
     "corpus_bleu": "functional",
     "sentence_bleu": "functional",
-    "sentence_statistics": "statistics",
+    "sentence_statistics": "functional",
 }
 
 

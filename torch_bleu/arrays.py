@@ -1,10 +1,11 @@
-"""The few array operations that NumPy and PyTorch spell differently, so that scoring is written once.
+"""The few array operations that NumPy and PyTorch spell differently, so that counting and scoring are written once.
 
-Scores are computed from statistics held either in PyTorch tensors (the metric, the functional API,
-on any device) or in NumPy arrays (the command line's significance tests, which never import
-PyTorch). Everything else the scoring code needs (``where``, ``exp``, ``log``, ``exp2``,
-``.cumsum(axis=...)``, ``.any(axis=..., keepdims=...)``, ``.sum(axis=...)``, ``.clip(min=...)``)
-both libraries spell alike, once :func:`array_namespace` has picked the module.
+The engine counts and the scorer scores arrays of either kind: PyTorch tensors (the metric, the
+functional API, on any device) or NumPy arrays (the command line on a CPU, which never imports
+PyTorch). Most operations both libraries spell alike (``where``, ``exp``, ``log``, ``minimum``,
+``stack``, ``abs``, ``.reshape``, ``.cumsum(axis=...)``, ``.sum(axis=..., dtype=...)``,
+``.any(axis=...)``, ``.clip(min=...)``, slicing and operators), once :func:`array_namespace` has
+picked the module; the others are here.
 
 Example:
     >>> import numpy as np
@@ -16,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import sys
 from types import ModuleType
 from typing import Any
@@ -54,3 +56,141 @@ def float64_like(values: Any, like: Array) -> Array:
 def all_true_like(array: Array) -> Array:
     """A boolean array of ``array``'s shape (and device), all true."""
     return array_namespace(array).ones_like(array, dtype=bool)
+
+
+def is_tensor(array: Array) -> bool:
+    """Whether ``array`` is a PyTorch tensor."""
+    torch = _torch()
+    return torch is not None and isinstance(array, torch.Tensor)
+
+
+def to_host(array: Array) -> np.ndarray:
+    """A NumPy view or copy of an array, or of a tensor on any device."""
+    if is_tensor(array):
+        array = array.detach().cpu()
+    return np.asarray(array)
+
+
+def cast(array: Array, dtype: Any) -> Array:
+    """``array`` with elements of ``dtype`` (a dtype of the array's own library), on its device."""
+    return array.to(dtype) if is_tensor(array) else array.astype(dtype)
+
+
+def full_like_shape(like: Array, shape: tuple[int, ...], fill: Any, dtype: Any = None) -> Array:
+    """A new array of ``shape`` filled with ``fill``, of ``like``'s kind, device and (unless given) dtype.
+
+    Example:
+        >>> full_like_shape(np.zeros(1, dtype=np.int32), (2,), 7).tolist()
+        [7, 7]
+    """
+    if is_tensor(like):
+        return like.new_full(shape, fill, dtype=dtype)
+    return np.full(shape, fill, dtype=like.dtype if dtype is None else dtype)
+
+
+def empty_like_shape(like: Array, shape: tuple[int, ...]) -> Array:
+    """A new, uninitialized array of ``shape``, of ``like``'s kind, device and dtype."""
+    if is_tensor(like):
+        return like.new_empty(shape)
+    return np.empty(shape, dtype=like.dtype)
+
+
+def broadcast_copy(values: Array, shape: tuple[int, ...]) -> Array:
+    """``values`` broadcast to ``shape``, as a new array that may be written to."""
+    if is_tensor(values):
+        return values.expand(shape).clone()
+    return np.broadcast_to(values, shape).copy()
+
+
+def cumsum_(array: Array) -> Array:
+    """The running sum along the last axis, in place; returns ``array``."""
+    if is_tensor(array):
+        return array.cumsum_(-1)
+    return np.cumsum(array, axis=-1, out=array)
+
+
+def arange_like(stop: int, like: Array) -> Array:
+    """``0, 1, ..., stop - 1`` (int64) as an array of ``like``'s kind, on its device."""
+    if is_tensor(like):
+        return array_namespace(like).arange(stop, device=like.device)
+    return np.arange(stop, dtype=np.int64)
+
+
+def take_along_last(values: Array, index: Array) -> Array:
+    """``values[..., index[..., i]]`` along the last axis (``gather``).
+
+    Example:
+        >>> take_along_last(np.array([[10, 20, 30]]), np.array([[2, 0]])).tolist()
+        [[30, 10]]
+    """
+    if is_tensor(values):
+        return values.gather(-1, index)
+    return np.take_along_axis(values, index, axis=-1)
+
+
+def scatter_last(values: Array, index: Array) -> Array:
+    """The inverse of :func:`take_along_last` for a permutation: ``out[..., index[..., i]] = values[..., i]``.
+
+    Example:
+        >>> scatter_last(np.array([[30, 10, 20]]), np.array([[2, 0, 1]])).tolist()
+        [[10, 20, 30]]
+    """
+    return scatter_into(array_namespace(values).empty_like(values), index, values)
+
+
+def scatter_into(out: Array, index: Array, values: Array) -> Array:
+    """``out[..., index[..., i]] = values[..., i]`` along the last axis, in place; returns ``out``."""
+    if is_tensor(out):
+        return out.scatter_(-1, index, values)
+    np.put_along_axis(out, index, values, axis=-1)
+    return out
+
+
+def add_at_last(index: Array, values: Array, size: int) -> Array:
+    """``(..., size)``: per leading position, the sums of ``values`` by ``index`` (``scatter_add``).
+
+    ``index`` and ``values`` have the same shape; indices lie in ``[0, size)``; the sums have
+    ``values``'s dtype.
+
+    Example:
+        >>> add_at_last(np.array([[0, 2, 2]]), np.array([[1, 5, 6]]), size=3).tolist()
+        [[1, 0, 11]]
+    """
+    if is_tensor(values):
+        sums = values.new_zeros(*values.shape[:-1], size)
+        return sums.scatter_add_(-1, index, values)
+    leading = int(np.prod(index.shape[:-1], dtype=np.int64))
+    flat = (index.reshape(leading, -1) + np.arange(leading).reshape(-1, 1) * size).reshape(-1)
+    # float64 weights add integers exactly below 2**53, far above any count here
+    sums = np.bincount(flat, weights=values.reshape(-1), minlength=leading * size)
+    return sums.astype(values.dtype).reshape(*index.shape[:-1], size)
+
+
+def int64_like(values: tuple[Any, ...], like: Array) -> Array:
+    """``values`` (ints, or nested tuples of ints) as an int64 array of ``like``'s kind, on its device.
+
+    Tensors are built once per device and values, then reused: building one copies from the host,
+    which an accelerator would wait for at every call and which a CUDA graph cannot capture.
+    """
+    if is_tensor(like):
+        return _int64_tensor(values, like.device)
+    return np.asarray(values, dtype=np.int64)
+
+
+@functools.lru_cache(maxsize=256)
+def _int64_tensor(values: tuple[Any, ...], device: Any) -> Array:
+    torch = _torch()
+    assert torch is not None  # called for tensors only
+    return torch.tensor(values, dtype=torch.int64, device=device)
+
+
+def shifted_sum(high: Array, bits: int, low: Array) -> Array:
+    """``high * 2**bits + low`` (one fused operation on tensors).
+
+    Example:
+        >>> shifted_sum(np.array([1, 2]), 4, np.array([3, 0])).tolist()
+        [19, 32]
+    """
+    if is_tensor(high):
+        return array_namespace(high).add(low, high, alpha=1 << bits)
+    return (high << bits) + low

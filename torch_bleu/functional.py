@@ -1,23 +1,86 @@
-"""Functional BLEU: corpus and per-sentence scores of padded token-id batches.
+"""Functional BLEU: corpus and per-sentence scores, and per-sentence statistics, of token-id batches.
 
-Both functions take the options of :class:`~torch_bleu.config.BLEUConfig` as keyword arguments and
-return float64 tensors on the input's device, on the 0..1 scale.
+The scores take the options of :class:`~torch_bleu.config.BLEUConfig` as keyword arguments and
+return float64 tensors on the input's device, on the 0..1 scale. Every function goes the same way:
+:func:`~torch_bleu.inputs.token_batch` checks the input, :func:`count_statistics` counts it with the
+engine, :func:`~torch_bleu.bleu_from_statistics` scores.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import torch  # noqa: F401  (the doctests use it)
 from torch import Tensor
 
 from .config import BLEUConfig, BLEUOptions, config_from_options, require_corpus_smoothing
-from .inputs import token_batch
+from .engine import clipped_matches, stack_rows
+from .inputs import TokenBatch, checked_ref_present, token_batch
 from .score import bleu_from_statistics
-from .statistics import SentenceStatistics, count_statistics
+from .statistics import SentenceStatistics, assemble_statistics
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+
+def count_statistics(batch: TokenBatch, config: BLEUConfig, algorithm: str = "auto") -> SentenceStatistics:
+    """The statistics of a validated batch, over ``config.statistics_order`` orders.
+
+    Example:
+        >>> batch = token_batch(torch.tensor([[5, 6, 7, 0]]), torch.tensor([[5, 6, 8, 0]]))
+        >>> count_statistics(batch, BLEUConfig(ignore_ids=[0])).matches.tolist()
+        [[2, 1, 0, 0]]
+    """
+    rows = stack_rows(batch.preds, batch.target, batch.dropped_ids(config.ignore_ids), batch.ref_present)
+    matches = clipped_matches(rows, config.statistics_order, algorithm)[:, 0]
+    preds_len, ref_len = rows.lengths[:, 0], rows.lengths[:, 1:]
+    return assemble_statistics(matches, preds_len, ref_len, batch.references_present(ref_len), config)
+
+
+def sentence_statistics(
+    preds: Any,
+    target: Any,
+    max_order: int = 4,
+    ignore_ids: Sequence[int] = (),
+    ref_length: str = "closest",
+    convention: str = "sacrebleu",
+    ref_present: Tensor | None = None,
+    algorithm: str = "auto",
+) -> SentenceStatistics:
+    """BLEU sufficient statistics of each sentence of a batch.
+
+    Input is checked as for :func:`~torch_bleu.sentence_bleu`, before anything is counted.
+
+    Args:
+        preds: ``(B, Lp)`` integer hypothesis ids (any integer dtype), or a list of 1-D tensors or of
+            lists of ints.
+        target: ``(B, Lt)`` or ``(B, R, Lt)`` integer reference ids, or a list with the references of
+            each hypothesis (see :func:`~torch_bleu.corpus_bleu`).
+        max_order: highest n-gram order.
+        ignore_ids: ids removed from every row before counting.
+        ref_length: ``"closest"`` or ``"shortest"`` reference-length rule.
+        convention: ``"sacrebleu"`` counts ``max(0, len - n + 1)`` hypothesis n-grams; ``"nltk"``
+            counts ``max(1, ...)`` per sentence, as nltk's ``modified_precision`` does.
+        ref_present: ``(B, R)`` bool, which reference rows of a padded ``target`` are real. By default
+            a row with no token left after removing ``ignore_ids`` is absent, unless all rows of the
+            sentence are empty, in which case the sentence has one empty reference. (A ragged
+            ``target`` says which references exist by itself.)
+        algorithm: how to count n-grams, ``"auto"`` (chosen from the shapes), ``"sorted"`` or
+            ``"pairwise"`` (see :mod:`torch_bleu.engine`); all give the same statistics.
+
+    Example:
+        >>> hyp = torch.tensor([[1, 2, 3, 4]])
+        >>> ref = torch.tensor([[1, 2, 3, 5]])
+        >>> stats = sentence_statistics(hyp, ref)
+        >>> stats.matches.tolist(), stats.totals.tolist(), stats.preds_len.tolist(), stats.target_len.tolist()
+        ([[3, 2, 1, 0]], [[4, 3, 2, 1]], [4], [4])
+    """
+    config = BLEUConfig(max_order=max_order, ignore_ids=ignore_ids, ref_length=ref_length, convention=convention)
+    batch = token_batch(preds, target, config.ignore_ids)
+    if ref_present is not None:
+        batch = batch._replace(ref_present=checked_ref_present(ref_present, batch))
+    return count_statistics(batch, config, algorithm)
 
 
 def batch_statistics(preds: Any, target: Any, config: BLEUConfig) -> SentenceStatistics:

@@ -49,6 +49,27 @@ class TokenBatch(NamedTuple):
     ref_present: Tensor | None = None
     pad_id: int | None = None
 
+    def dropped_ids(self, ignore_ids: tuple[int, ...]) -> tuple[int, ...]:
+        """The ids the engine drops: ``ignore_ids``, and the id that padded ragged rows."""
+        if self.pad_id is None or self.pad_id in ignore_ids:
+            return ignore_ids
+        return (*ignore_ids, self.pad_id)
+
+    def references_present(self, ref_len: Tensor) -> Tensor | None:
+        """``(B, R)`` bool: the references that count, given their kept lengths ``ref_len`` ``(B, R)``.
+
+        A ragged ``target`` said which exist. In a padded one a single reference always counts, even
+        when empty (``None``); of several, those with a token left after dropping the ignored ids,
+        and when none has, the first, as one empty reference.
+        """
+        if self.ref_present is not None:
+            return self.ref_present
+        if ref_len.shape[-1] == 1:
+            return None
+        present = ref_len > 0
+        present[..., :1] |= ~present.any(-1, keepdim=True)
+        return present
+
 
 #: The layouts a tensor may have, by role: number of dimensions and how to describe them.
 LAYOUTS = {
@@ -280,3 +301,18 @@ def token_batch(preds: Any, target: Any, ignore_ids: Sequence[int] = ()) -> Toke
     padded_target = _pad_rows(ref_tokens, ref_lengths, slots, shape, pad_id)
     ref_present = torch.arange(num_refs, device=device) < torch.tensor(counts, device=device).unsqueeze(-1)
     return TokenBatch(padded_preds, padded_target, ref_present, pad_id)
+
+
+def checked_ref_present(ref_present: object, batch: TokenBatch) -> Tensor:
+    """``ref_present`` as a ``(B, R)`` bool tensor for a padded ``target``, checked from its shape and dtype."""
+    if batch.ref_present is not None:
+        raise ValueError("ref_present goes with a padded target tensor; a ragged target lists its references itself")
+    expected = tuple(batch.target.shape[:2])
+    if not isinstance(ref_present, Tensor) or ref_present.dtype != torch.bool:
+        found = ref_present.dtype if isinstance(ref_present, Tensor) else type(ref_present).__name__
+        raise TypeError(f"ref_present must be a bool tensor of shape {expected}, got {found}")
+    if tuple(ref_present.shape) != expected:
+        raise ValueError(f"ref_present must have shape {expected} (batch, references), got {tuple(ref_present.shape)}")
+    if ref_present.device != batch.target.device:
+        raise ValueError(f"ref_present is on {ref_present.device} but the batch is on {batch.target.device}")
+    return ref_present

@@ -26,6 +26,7 @@ any device), and the command line can then run them without importing PyTorch.
 Example:
     >>> import numpy as np, torch
     >>> from torch_bleu import BLEUConfig, sentence_statistics
+    >>> from torch_bleu.statistics import pack_statistics
     >>> hyp = torch.tensor([[[1, 2, 3, 4], [5, 6, 7, 8]], [[1, 2, 3, 9], [5, 6, 9, 9]]])  # (systems, B, L)
     >>> ref = torch.tensor([[[1, 2, 3, 4]], [[5, 6, 7, 8]]])
     >>> packed = np.stack([pack_statistics(sentence_statistics(h, ref, max_order=2)) for h in hyp])
@@ -39,8 +40,8 @@ Example:
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
-from typing import Any, Callable, NamedTuple, Optional
+from collections.abc import Iterator
+from typing import Callable, NamedTuple, Optional
 
 import numpy as np
 
@@ -74,29 +75,6 @@ class PairedResult(NamedTuple):
     p_values: np.ndarray
     means: np.ndarray | None = None
     cis: np.ndarray | None = None
-
-
-def _on_host(values: Any) -> np.ndarray:
-    """A NumPy view or copy of an array or a tensor on any device."""
-    if hasattr(values, "detach"):  # a PyTorch tensor
-        values = values.detach().cpu()
-    return np.asarray(values)
-
-
-def pack_statistics(stats: Sequence[Any]) -> np.ndarray:
-    """``(..., 2 + 2N)`` int64 rows ``[preds_len, target_len, matches..., totals...]`` (sacrebleu's layout).
-
-    ``stats`` is a :class:`~torch_bleu.SentenceStatistics` (tensors on any device, or arrays) with
-    any leading dimensions.
-
-    Example:
-        >>> from torch_bleu import SentenceStatistics
-        >>> stats = SentenceStatistics(np.array([[2, 1]]), np.array([[3, 2]]), np.array([3]), np.array([4]))
-        >>> pack_statistics(stats).tolist()
-        [[3, 4, 2, 1, 3, 2]]
-    """
-    matches, totals, preds_len, target_len = (_on_host(field).astype(np.int64) for field in stats)
-    return np.concatenate([np.stack([preds_len, target_len], axis=-1), matches, totals], axis=-1)
 
 
 def packed_bleu(packed: np.ndarray, config: BLEUConfig) -> np.ndarray:
@@ -225,7 +203,8 @@ def paired_bootstrap(
     """Paired bootstrap resampling test of systems ``1..K-1`` against system 0.
 
     Args:
-        packed: ``(K, B, 2 + 2N)`` per-sentence statistics of ``K`` systems (see :func:`pack_statistics`).
+        packed: ``(K, B, 2 + 2N)`` per-sentence statistics of ``K`` systems (see
+            :func:`~torch_bleu.statistics.pack_statistics`).
         score: how to score summed statistics ``(..., 2 + 2N)``: a :class:`~torch_bleu.BLEUConfig`
             (BLEU by :func:`packed_bleu`), or any function from such arrays to scores ``(...)``, so that
             another metric's statistics get the same tests.

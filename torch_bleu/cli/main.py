@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..corpus_statistics import device_statistics, host_statistics
+from ..corpus_statistics import corpus_statistics
 from ..text import InputError, TokenStream, Vocabulary, load_tokenizer, read_references
 from .arguments import FORMATS, bleu_config, build_parser, check_options, choose_device, sacrebleu_seed
 from .output import print_paired, print_sentences, print_single, print_systems
@@ -75,11 +75,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _count(systems: list[TokenStream], references: list[TokenStream], device: str, run: Run) -> np.ndarray:
-    """Per-sentence statistics of every system, with NumPy on the CPU or the tensor engine on ``device``."""
-    order = run.args.max_ngram_order
-    sentences = len(references[0].lengths)
-    if device == "cpu":
-        with progress_bar(sentences, "counting n-grams", run.show_progress) as advance:
-            return host_statistics(systems, references, order, progress=advance)
-    with progress_bar(sentences * len(systems), "counting n-grams", run.show_progress) as advance:
-        return device_statistics(systems, references, order, device, progress=advance)
+    """Per-sentence statistics of every system, counted with NumPy on the CPU or on PyTorch ``device``."""
+    hypotheses = len(references[0].lengths) * len(systems)
+    with progress_bar(hypotheses, "counting n-grams", run.show_progress) as advance:
+        on_device = None if device == "cpu" else device
+        return corpus_statistics(systems, references, run.args.max_ngram_order, on_device, progress=advance)

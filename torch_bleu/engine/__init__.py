@@ -1,29 +1,31 @@
-"""The counting engine: clipped n-gram matches of padded batches, exact and free of host syncs.
+"""The counting engine: clipped n-gram matches of padded rows, exact and free of host syncs.
 
-:func:`clipped_matches` takes a batch stacked by :func:`~torch_bleu.engine.rows.stack_rows` and picks
-one of two exact algorithms from the shapes alone (never from the data, so nothing waits for the
-device):
+:func:`clipped_matches` takes rows stacked by :func:`~torch_bleu.engine.rows.stack_rows` (or built
+as :class:`~torch_bleu.engine.rows.StackedRows` directly: the command line stacks every system of a
+corpus against shared references) and picks one of two exact algorithms from the shapes alone
+(never from the data, so nothing waits for the device):
 
 * ``"sorted"`` (:mod:`~torch_bleu.engine.sorted_keys`): one sort per sentence of packed n-gram keys
   serves every order; memory linear in the tokens. The default.
 * ``"pairwise"`` (:mod:`~torch_bleu.engine.pairwise`): compares every hypothesis window with every
   window of its sentence; no sort, quadratic memory, faster for rows of a few tokens only.
+
+Both run unchanged on PyTorch tensors (any device, ``meta`` included) and on NumPy arrays, and
+import neither PyTorch nor anything that does.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
-import torch  # noqa: F401  (the doctests use it)
-from torch import Tensor
-
+from ..arrays import Array, full_like_shape
 from .pairwise import pairwise_matches
 from .rows import StackedRows, stack_rows
 from .sorted_keys import sorted_key_matches
 
 __all__ = ["ALGORITHMS", "PAIRWISE_MAX_WIDTH", "StackedRows", "choose_algorithm", "clipped_matches", "stack_rows"]
 
-Algorithm = Callable[[StackedRows, int], Tensor]
+Algorithm = Callable[[StackedRows, int], Array]
 
 ALGORITHMS: dict[str, Algorithm] = {"sorted": sorted_key_matches, "pairwise": pairwise_matches}
 
@@ -32,34 +34,37 @@ ALGORITHMS: dict[str, Algorithm] = {"sorted": sorted_key_matches, "pairwise": pa
 PAIRWISE_MAX_WIDTH = 4
 
 
-def choose_algorithm(batch: int, sources: int, width: int) -> str:
-    """The algorithm for ``batch`` sentences of ``sources`` rows (hypothesis and references) of ``width`` tokens.
+def choose_algorithm(width: int, hypotheses: int = 1) -> str:
+    """The algorithm for rows of ``width`` tokens with ``hypotheses`` hypotheses per sentence.
 
     Example:
-        >>> choose_algorithm(batch=128, sources=2, width=4), choose_algorithm(batch=128, sources=2, width=5)
-        ('pairwise', 'sorted')
+        >>> choose_algorithm(width=4), choose_algorithm(width=5), choose_algorithm(width=4, hypotheses=3)
+        ('pairwise', 'sorted', 'sorted')
     """
-    return "pairwise" if width <= PAIRWISE_MAX_WIDTH else "sorted"
+    return "pairwise" if width <= PAIRWISE_MAX_WIDTH and hypotheses == 1 else "sorted"
 
 
-def clipped_matches(rows: StackedRows, max_order: int, algorithm: str = "auto") -> Tensor:
-    """``(B, max_order)`` clipped n-gram matches of a stacked batch.
+def clipped_matches(rows: StackedRows, max_order: int, algorithm: str = "auto") -> Array:
+    """``(B, K, max_order)`` clipped n-gram matches of the ``K`` hypotheses of each sentence.
 
     Args:
-        rows: the batch from :func:`~torch_bleu.engine.rows.stack_rows`.
+        rows: the batch, from :func:`~torch_bleu.engine.rows.stack_rows` or built directly.
         max_order: highest n-gram order.
         algorithm: ``"auto"`` (chosen from the shapes), ``"sorted"`` or ``"pairwise"``.
 
     Example:
-        >>> rows = stack_rows(torch.tensor([[1, 2, 2, 0]]), torch.tensor([[[2, 2, 1, 2]]]), ignore_ids=[0])
+        >>> import numpy as np
+        >>> rows = StackedRows(np.array([[[1, 2, 2], [2, 2, 2]]]), keep=None, lengths=np.array([[3, 3]]))
         >>> [clipped_matches(rows, 2, name).tolist() for name in ("sorted", "pairwise")]
-        [[[3, 2]], [[3, 2]]]
+        [[[[2, 1]]], [[[2, 1]]]]
     """
     batch, sources, width = rows.tokens.shape
     if algorithm == "auto":
-        algorithm = choose_algorithm(batch, sources, width)
+        algorithm = choose_algorithm(width, rows.hypotheses)
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; expected 'auto', {', '.join(map(repr, ALGORITHMS))}")
-    if sources == 1 or rows.tokens.numel() == 0:  # no reference, or nothing to count
-        return rows.lengths.new_zeros(batch, max_order)
+    if algorithm == "pairwise" and rows.hypotheses != 1:
+        raise ValueError(f"the pairwise algorithm counts one hypothesis per sentence, not {rows.hypotheses}")
+    if sources == rows.hypotheses or 0 in rows.tokens.shape:  # no reference, or nothing to count
+        return full_like_shape(rows.lengths, (batch, rows.hypotheses, max_order), 0)
     return ALGORITHMS[algorithm](rows, max_order)

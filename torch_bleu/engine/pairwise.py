@@ -8,44 +8,46 @@ summing over ``j`` counts its occurrences in each reference (``C_r``) and its ea
 the hypothesis itself (``k``); the window is matched when ``k < max_r C_r``, which adds up to
 ``min(H, max_r C_r)`` per distinct n-gram.
 
-Memory is ``O(B * L * S * L)``; the dispatcher picks this for rows of a few tokens only.
+Memory is ``O(B * L * S * L)``; the dispatcher picks this for rows of a few tokens and one
+hypothesis per sentence only.
 """
 
 from __future__ import annotations
 
-import torch
-from torch import Tensor
-
+from ..arrays import Array, arange_like, array_namespace, full_like_shape
 from .rows import StackedRows, compact
 
 
-def pairwise_matches(rows: StackedRows, max_order: int) -> Tensor:
-    """``(B, max_order)`` clipped matches of stacked rows (see the module docstring).
+def pairwise_matches(rows: StackedRows, max_order: int) -> Array:
+    """``(B, 1, max_order)`` clipped matches of stacked rows with one hypothesis each (see the module docstring).
 
     Example:
+        >>> import torch
         >>> from torch_bleu.engine.rows import stack_rows
         >>> pairwise_matches(stack_rows(torch.tensor([[1, 2, 3, 4]]), torch.tensor([[[1, 2, 3, 5]]])), 4).tolist()
-        [[3, 2, 1, 0]]
+        [[[3, 2, 1, 0]]]
     """
+    xp = array_namespace(rows.tokens)
     _batch, sources, width = rows.tokens.shape
-    device = rows.tokens.device
-    tokens = compact(rows.tokens, rows.keep, rows.tokens.new_zeros(()), width + 1)[..., :width]  # kept ones first
-    position = torch.arange(width, device=device)
-    inside = position < rows.lengths.unsqueeze(-1)  # (B, S, L)
+    kept_first = compact(rows.tokens, rows.keep, full_like_shape(rows.tokens, (), 0), width + 1)
+    tokens = kept_first[..., :width]
+    position = arange_like(width, tokens)
+    inside = position < rows.lengths[..., None]  # (B, S, L)
 
     # A hypothesis window is compared with the reference windows inside their row, and with the
     # windows before it in its own row (those are inside the row whenever the window itself is).
-    before = position.view(1, width, 1, 1) > position.view(1, 1, 1, width)
-    in_reference = torch.arange(sources, device=device).view(1, 1, sources, 1) > 0
-    compared = torch.where(in_reference, inside.unsqueeze(1), before)
-    same = (tokens[:, 0, :, None, None] == tokens.unsqueeze(1)).logical_and_(compared)
+    before = position.reshape(1, width, 1, 1) > position.reshape(1, 1, 1, width)
+    in_reference = arange_like(sources, tokens).reshape(1, 1, sources, 1) > 0
+    compared = xp.where(in_reference, inside[:, None], before)
+    same = tokens[:, 0, :, None, None] == tokens[:, None]
+    same &= compared
 
     matches = []
     windows = same
     for order in range(1, max_order + 1):
         if order > 1:
             windows = windows[:, :-1, :, :-1] & same[:, order - 1 :, :, order - 1 :]
-        counts = windows.sum(-1, dtype=torch.int32)  # (B, windows, S)
-        matched = (counts[..., 0] < counts[..., 1:].amax(-1)) & inside[:, 0, order - 1 :]
-        matches.append(matched.sum(-1))
-    return torch.stack(matches, 1)
+        counts = windows.sum(axis=-1, dtype=xp.int32)  # (B, windows, S)
+        matched = (counts[..., 0] < xp.amax(counts[..., 1:], axis=-1)) & inside[:, 0, order - 1 :]
+        matches.append(matched.sum(axis=-1))
+    return xp.stack(matches, 1)[:, None]

@@ -1,9 +1,13 @@
-"""The rows of a batch side by side: hypothesis and references in one ``(B, S, L)`` tensor.
+"""The rows of a batch side by side: hypotheses and references in one ``(B, S, L)`` array.
 
-Every algorithm of the engine starts here. Row 0 of each sentence is its hypothesis, rows ``1..R``
-its references; all are padded to one width ``L = max(Lp, Lt)``, so that one batched operation
-handles hypothesis and references alike. Ignored ids are dropped wherever they sit and the kept
+Every algorithm of the engine starts here. The first ``K`` rows of each sentence are hypotheses
+(one for the metric and the functional API; every system of a corpus for the command line), the
+other ``R`` its references; all are padded to one width ``L``, so that one batched operation
+handles hypotheses and references alike. Which tokens take part is said by ``keep``, never by a
+padding id: ignored ids, padding and absent references are dropped wherever they sit, and the kept
 tokens packed to the front of their row, so that n-grams are formed over kept tokens only.
+
+The rows are PyTorch tensors on any device or NumPy arrays; the engine runs the same code on both.
 """
 
 from __future__ import annotations
@@ -11,26 +15,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-import torch
-from torch import Tensor
+from ..arrays import Array, arange_like, array_namespace, broadcast_copy, full_like_shape, scatter_into
 
 
 class StackedRows(NamedTuple):
-    """A batch as ``(B, S, L)`` rows, ``S = R + 1``: the hypothesis, then each reference.
+    """A batch as ``(B, S, L)`` rows, ``S = K + R``: the hypotheses, then the references.
 
     Attributes:
         tokens: ``(B, S, L)`` int64 ids, each row padded to the common width ``L``.
         keep: ``(B, S, L)`` bool, the tokens that take part in n-grams; ``None`` when all do.
         lengths: ``(B, S)`` int64, how many tokens each row keeps.
+        hypotheses: ``K``, how many of the first rows are hypotheses.
     """
 
-    tokens: Tensor
-    keep: Tensor | None
-    lengths: Tensor
+    tokens: Array
+    keep: Array | None
+    lengths: Array
+    hypotheses: int = 1
 
 
 def stack_rows(
-    preds: Tensor, target: Tensor, ignore_ids: Sequence[int] = (), ref_present: Tensor | None = None
+    preds: Array, target: Array, ignore_ids: Sequence[int] = (), ref_present: Array | None = None
 ) -> StackedRows:
     """Put ``preds`` ``(B, Lp)`` and ``target`` ``(B, R, Lt)`` side by side and mark the tokens to keep.
 
@@ -39,48 +44,54 @@ def stack_rows(
     absent.
 
     Example:
+        >>> import torch
         >>> rows = stack_rows(torch.tensor([[7, 0, 8]]), torch.tensor([[[0, 9, 8]]]), ignore_ids=[0])
         >>> rows.tokens.tolist(), rows.keep.tolist(), rows.lengths.tolist()
         ([[[7, 0, 8], [0, 9, 8]]], [[[True, False, True], [False, True, True]]], [[2, 2]])
     """
+    xp = array_namespace(preds)
     batch, hyp_width = preds.shape
     num_refs, ref_width = target.shape[1], target.shape[2]
     width = max(hyp_width, ref_width)
     # Padding added here gets an ignored id when there is one, so the ignore test drops it too.
-    filler = ignore_ids[0] if ignore_ids else 0
-    tokens = preds.new_full((batch, num_refs + 1, width), filler)
+    tokens = full_like_shape(preds, (batch, num_refs + 1, width), ignore_ids[0] if ignore_ids else 0)
     tokens[:, 0, :hyp_width] = preds
     tokens[:, 1:, :ref_width] = target
 
-    keep: Tensor | None = None
+    keep: Array | None = None
     for token_id in ignore_ids:
         kept = tokens != token_id
-        keep = kept if keep is None else keep.logical_and_(kept)
+        if keep is None:
+            keep = kept
+        else:
+            keep &= kept
     if not ignore_ids and hyp_width != ref_width:
-        row_width = torch.where(torch.arange(num_refs + 1, device=preds.device) > 0, ref_width, hyp_width)
-        keep = (torch.arange(width, device=preds.device) < row_width.unsqueeze(-1)).expand(tokens.shape)
+        row_width = xp.where(arange_like(num_refs + 1, preds) > 0, ref_width, hyp_width)
+        keep = xp.broadcast_to(arange_like(width, preds) < row_width[:, None], tokens.shape)
     if ref_present is not None:
-        row_present = torch.cat([ref_present.new_ones(batch, 1), ref_present], 1).unsqueeze(-1)
-        keep = row_present.expand(tokens.shape) if keep is None else keep & row_present
+        hypothesis_present = full_like_shape(ref_present, (batch, 1), True)
+        row_present = xp.concatenate([hypothesis_present, ref_present], 1)[..., None]
+        keep = xp.broadcast_to(row_present, tokens.shape) if keep is None else keep & row_present
     if keep is None:
-        return StackedRows(tokens, None, torch.full((batch, num_refs + 1), width, device=preds.device))
-    return StackedRows(tokens, keep, keep.sum(-1))
+        return StackedRows(tokens, None, full_like_shape(preds, (batch, num_refs + 1), width))
+    return StackedRows(tokens, keep, keep.sum(axis=-1))
 
 
-def compact(values: Tensor, keep: Tensor | None, filler: Tensor, width: int) -> Tensor:
+def compact(values: Array, keep: Array | None, filler: Array, width: int) -> Array:
     """Pack the kept entries of ``values`` ``(..., L)`` to the front of rows of ``width`` slots.
 
     The slots after a row's kept entries hold ``filler`` (broadcast against the rows), except slot
     ``width - 1``, where the dropped entries go: callers choose ``width`` so that they never read it.
 
     Example:
-        >>> keep = torch.tensor([[True, False, True]])
-        >>> compact(torch.tensor([[5, 6, 7]]), keep, torch.tensor(-1), width=5).tolist()
+        >>> import numpy as np
+        >>> keep = np.array([[True, False, True]])
+        >>> compact(np.array([[5, 6, 7]]), keep, np.array(-1), width=5).tolist()
         [[5, 7, -1, -1, 6]]
     """
-    packed = filler.to(values.dtype).expand(*values.shape[:-1], width).clone()
+    packed = broadcast_copy(filler, (*values.shape[:-1], width))
     if keep is None:
         packed[..., : values.shape[-1]] = values
         return packed
-    slots = torch.where(keep, keep.cumsum(-1) - 1, width - 1)
-    return packed.scatter_(-1, slots, values)
+    slots = array_namespace(keep).where(keep, keep.cumsum(axis=-1) - 1, width - 1)
+    return scatter_into(packed, slots, values)

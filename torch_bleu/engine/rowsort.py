@@ -1,48 +1,55 @@
-"""Sorting along the last dimension: the engine's most expensive primitive on CPU.
+"""Sorting along the last axis: the engine's most expensive primitive on CPU.
 
 For the short rows the engine sorts (one row per sentence), NumPy's sort, vectorized with AVX-512
 or AVX2 by recent NumPy releases, is several times faster than ``torch.sort`` on the same CPU. So
-CPU tensors are sorted by NumPy, sharing memory with torch (no copy, no host-device transfer: the
-data is on the host already); every other device, ``meta`` included, uses ``torch.sort``.
+NumPy arrays and CPU tensors are sorted by NumPy (a tensor shares its memory with the array: no
+copy, no transfer); tensors on every other device, ``meta`` included, use ``torch.sort``.
 """
 
 from __future__ import annotations
 
 import numpy
-import torch
-from torch import Tensor
+
+from ..arrays import Array, array_namespace, is_tensor
 
 #: Whether CPU tensors are sorted by NumPy (tests switch it off to exercise ``torch.sort`` on CPU).
 NUMPY_ON_CPU = True
 
 
-def _through_numpy(values: Tensor) -> bool:
-    return NUMPY_ON_CPU and values.device.type == "cpu"
+def _by_numpy(values: Array) -> bool:
+    return not is_tensor(values) or (NUMPY_ON_CPU and values.device.type == "cpu")
 
 
-def sort_values(values: Tensor) -> Tensor:
+def sort_values(values: Array) -> Array:
     """Each row of ``values`` sorted in ascending order.
 
     Example:
-        >>> sort_values(torch.tensor([[3, -1, 2], [0, 9, 0]])).tolist()
+        >>> sort_values(numpy.array([[3, -1, 2], [0, 9, 0]])).tolist()
         [[-1, 2, 3], [0, 0, 9]]
     """
-    if _through_numpy(values):
-        return torch.from_numpy(numpy.sort(values.numpy(), axis=-1))
+    if not is_tensor(values):
+        return numpy.sort(values, axis=-1)
+    if _by_numpy(values):
+        return array_namespace(values).from_numpy(numpy.sort(values.numpy(), axis=-1))
     return values.sort(-1).values
 
 
-def sort_with_order(values: Tensor) -> tuple[Tensor, Tensor]:
-    """Each row of ``values`` sorted, and where each sorted value came from (``values.gather(-1, order)``).
+def sort_with_order(values: Array) -> tuple[Array, Array]:
+    """Each row of ``values`` sorted, and where each sorted value came from (``take_along_last(values, order)``).
 
     Equal values may come in any order.
 
     Example:
-        >>> sorted_values, order = sort_with_order(torch.tensor([[30, 10, 20]]))
+        >>> sorted_values, order = sort_with_order(numpy.array([[30, 10, 20]]))
         >>> sorted_values.tolist(), order.tolist()
         ([[10, 20, 30]], [[1, 2, 0]])
     """
-    if _through_numpy(values):
-        order = torch.from_numpy(numpy.argsort(values.numpy(), axis=-1))
+    if not is_tensor(values):
+        order = numpy.argsort(values, axis=-1)
+        sorted_values: Array = numpy.take_along_axis(values, order, axis=-1)
+        return sorted_values, order
+    if _by_numpy(values):
+        order = array_namespace(values).from_numpy(numpy.argsort(values.numpy(), axis=-1))
         return values.gather(-1, order), order
-    return values.sort(-1)
+    sorted_values, order = values.sort(-1)
+    return sorted_values, order
