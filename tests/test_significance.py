@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from strategies import word_corpora
 
 from torch_bleu import BLEUConfig, SentenceStatistics, sentence_statistics
+from torch_bleu.score import bleu_parts
 from torch_bleu.significance import (
     bootstrap_indices,
     packed_bleu,
@@ -225,3 +226,31 @@ def test_any_statistics_to_score_function_gets_the_same_tests(test):
     result = test(stats, unigram_precision, 64, seed=5)
     assert np.allclose(result.scores, unigram_precision(stats.sum(axis=1)))
     assert np.all((result.p_values[1:] > 0) & (result.p_values[1:] <= 1))
+
+
+@st.composite
+def summed_statistics(draw, max_order: int):
+    """Corpus statistics ``(matches, totals, sys_len, ref_len)`` as sacrebleu could sum them (an order never
+    matches more n-grams than the order below it)."""
+    sys_len = draw(st.integers(0, 5000))
+    totals = [max(0, sys_len - n) for n in range(max_order)]
+    matches: list[int] = []
+    for total in totals:
+        matches.append(draw(st.integers(0, min([total, *matches[-1:]]))))
+    return matches, totals, sys_len, draw(st.integers(0, 5000))
+
+
+@settings(max_examples=400)
+@given(data=st.data(), order=st.integers(1, 6), smoothing=st.sampled_from(["none", "floor", "add-k", "exp"]))
+def test_percent_scores_are_sacrebleus_floats_bit_for_bit(data, order, smoothing):
+    """What the command line prints is scored by ``bleu_parts`` on NumPy arrays: sacrebleu's floats, to the bit."""
+    matches, totals, sys_len, ref_len = data.draw(summed_statistics(order))
+    effective_order = data.draw(st.booleans())
+    config = BLEUConfig(max_order=order, smoothing=smoothing, effective_order=effective_order)
+    parts = bleu_parts(np.array(matches), np.array(totals), np.array(sys_len), np.array(ref_len), config, percent=True)
+    theirs = BLEU.compute_bleu(
+        list(matches), list(totals), sys_len, ref_len, smoothing, None, effective_order, max_ngram_order=order
+    )
+    assert parts.score.item() == theirs.score
+    assert parts.precisions.tolist() == theirs.precisions
+    assert parts.brevity_penalty.item() == theirs.bp

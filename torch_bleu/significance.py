@@ -46,7 +46,7 @@ from typing import Callable, NamedTuple, Optional
 import numpy as np
 
 from .config import BLEUConfig
-from .score import bleu_from_statistics
+from .score import bleu_parts
 
 #: Score differences (in BLEU points) closer than this count as ties, so that float rounding in two
 #: different evaluation orders of the same statistics never decides a comparison.
@@ -93,7 +93,7 @@ def packed_bleu(packed: np.ndarray, config: BLEUConfig) -> np.ndarray:
     order = config.max_order
     packed = np.asarray(packed, dtype=np.float64)
     matches, totals = packed[..., 2 : 2 + order], packed[..., 2 + order :]
-    scores: np.ndarray = 100.0 * bleu_from_statistics(matches, totals, packed[..., 0], packed[..., 1], config)
+    scores: np.ndarray = bleu_parts(matches, totals, packed[..., 0], packed[..., 1], config, percent=True).score
     return scores
 
 

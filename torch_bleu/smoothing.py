@@ -27,9 +27,9 @@ def active_orders(totals: Array) -> Array:
     return (totals <= 0).cumsum(axis=-1) == 0
 
 
-def ratio(matches: Array, totals: Array) -> Array:
-    """``matches / totals``, 0 where both are 0."""
-    return matches / totals.clip(min=sys.float_info.min)
+def ratio(matches: Array, totals: Array, scale: float = 1.0) -> Array:
+    """``scale * matches / totals``, 0 where both are 0."""
+    return scale * matches / totals.clip(min=sys.float_info.min)
 
 
 def all_orders(precisions: Array) -> Array:
@@ -42,11 +42,14 @@ def nth_zero(zero: Array) -> Array:
     return as_float64(zero.cumsum(axis=-1))
 
 
-def sacrebleu_precisions(matches: Array, totals: Array, preds_len: Array, config: BLEUConfig) -> Precisions:
+def sacrebleu_precisions(
+    matches: Array, totals: Array, preds_len: Array, config: BLEUConfig, scale: float = 1.0
+) -> Precisions:
     """sacrebleu's ``none``, ``floor``, ``add-k`` and ``exp`` rules (``BLEU.compute_bleu``).
 
     With ``effective_order`` only the orders before the first one without hypothesis n-grams take part
-    (all of them when no order has n-grams).
+    (all of them when no order has n-grams). Precisions are fractions times ``scale``, computed in
+    sacrebleu's order of operations (``scale=100``: its percentages, to the last bit).
 
     Example:
         >>> import numpy as np, torch
@@ -67,12 +70,12 @@ def sacrebleu_precisions(matches: Array, totals: Array, preds_len: Array, config
     zero = active & (matches == 0)
     if config.smoothing == "exp":
         # the j-th order without a match gets 1 / (2**j * total), as mteval-v13a does
-        fallback = 1.0 / (xp.exp2(nth_zero(zero)) * totals.clip(min=1))
+        fallback = scale / (xp.exp2(nth_zero(zero)) * totals.clip(min=1))
     elif config.smoothing == "floor":
-        fallback = config.constant / totals.clip(min=1)
+        fallback = ratio(config.constant, totals.clip(min=1), scale)
     else:
         fallback = xp.zeros_like(totals)
-    precisions = xp.where(zero, fallback, ratio(matches, totals))
+    precisions = xp.where(zero, fallback, ratio(matches, totals, scale))
     precisions = xp.where(active, precisions, 0.0)
     if config.effective_order:
         # average over orders 1..N' with N' the last order that has n-grams (all N if none has)
@@ -80,8 +83,10 @@ def sacrebleu_precisions(matches: Array, totals: Array, preds_len: Array, config
     return precisions, all_orders(precisions)
 
 
-def smoothed_precisions(matches: Array, totals: Array, preds_len: Array, config: BLEUConfig) -> Precisions:
-    """Dispatch to the smoothing method named by ``config.smoothing``.
+def smoothed_precisions(
+    matches: Array, totals: Array, preds_len: Array, config: BLEUConfig, scale: float = 1.0
+) -> Precisions:
+    """Dispatch to the smoothing method named by ``config.smoothing``; precisions times ``scale``.
 
     ``matches`` and ``totals`` have shape ``(..., config.statistics_order)``; the result has
     ``config.max_order`` orders.
@@ -91,6 +96,7 @@ def smoothed_precisions(matches: Array, totals: Array, preds_len: Array, config:
 
         method = NLTK_METHODS["method0" if config.smoothing == "none" else config.smoothing]
         precisions, used = method(matches, totals, preds_len, config)
+        precisions = precisions * scale
     else:
-        precisions, used = sacrebleu_precisions(matches, totals, preds_len, config)
+        precisions, used = sacrebleu_precisions(matches, totals, preds_len, config, scale)
     return precisions[..., : config.max_order], used[..., : config.max_order]
