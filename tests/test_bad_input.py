@@ -87,7 +87,7 @@ def test_numpy_arrays_from_hugging_face_compute_metrics_work():
 def test_bad_batches_are_rejected_and_statistics_kept(preds, target, error, message):
     metric = BLEUScore()
     metric.update(GOOD_PREDS, GOOD_TARGET)
-    before = {name: getattr(metric, name).clone() for name in ("numerator", "denominator", "preds_len", "target_len")}
+    before = {name: getattr(metric, name).clone() for name in ("matches", "totals", "preds_len", "target_len")}
     with pytest.raises(error, match=message):
         metric.update(preds, target)
     for name, value in before.items():
@@ -138,7 +138,7 @@ def test_custom_weights_need_not_sum_to_one():
     metric = BLEUScore(weights=weights)
     metric.update(torch.tensor([[1, 2, 2, 3, 4]]), torch.tensor([[1, 2, 3, 4, 5, 6]]))
     # A B B C D against A B C D E F: p = 4/5, 3/4, 1/3, 0 -> the 1/2**n weighted product is 0 here
-    assert metric.numerator.tolist() == [4, 3, 1, 0]
+    assert metric.matches.tolist() == [4, 3, 1, 0]
     assert metric.compute().item() == 0.0
 
 

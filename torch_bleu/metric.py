@@ -33,7 +33,7 @@ class BLEUScore(Metric):
         convention: ``"sacrebleu"`` (default) or ``"nltk"``.
         **metric_kwargs: passed to ``torchmetrics.Metric`` (``sync_on_compute``, ``process_group``, ...).
 
-    States (int64, reduced with ``sum``): ``numerator`` and ``denominator`` ``(max_order,)``, the clipped
+    States (int64, reduced with ``sum``): ``matches`` and ``totals`` ``(max_order,)``, the clipped
     matches and hypothesis n-grams per order; ``preds_len`` and ``target_len``, the total hypothesis
     and effective reference lengths. Integer sums are exact and do not depend on how the corpus is split
     into batches or ranks, so under DDP ``compute()`` gives every rank the single-process score.
@@ -51,7 +51,7 @@ class BLEUScore(Metric):
         >>> preds = torch.tensor([[1, 7, 8, 9, 10, 11, 2, 0], [1, 5, 6, 7, 8, 2, 0, 0]])
         >>> target = torch.tensor([[1, 7, 8, 9, 10, 12, 2], [1, 5, 6, 7, 8, 9, 2]])
         >>> metric.update(preds, target)
-        >>> metric.numerator.tolist(), metric.denominator.tolist()
+        >>> metric.matches.tolist(), metric.totals.tolist()
         ([8, 6, 4, 2], [9, 7, 5, 3])
         >>> round(metric.compute().item(), 4)
         0.7144
@@ -63,8 +63,8 @@ class BLEUScore(Metric):
     plot_lower_bound = 0.0
     plot_upper_bound = 1.0
 
-    numerator: Tensor
-    denominator: Tensor
+    matches: Tensor
+    totals: Tensor
     preds_len: Tensor
     target_len: Tensor
     counted_with: Tensor
@@ -97,8 +97,8 @@ class BLEUScore(Metric):
         )
         require_corpus_smoothing(self.config)
         orders = self.config.max_order
-        self.add_state("numerator", torch.zeros(orders, dtype=torch.int64), dist_reduce_fx="sum")
-        self.add_state("denominator", torch.zeros(orders, dtype=torch.int64), dist_reduce_fx="sum")
+        self.add_state("matches", torch.zeros(orders, dtype=torch.int64), dist_reduce_fx="sum")
+        self.add_state("totals", torch.zeros(orders, dtype=torch.int64), dist_reduce_fx="sum")
         self.add_state("preds_len", torch.zeros((), dtype=torch.int64), dist_reduce_fx="sum")
         self.add_state("target_len", torch.zeros((), dtype=torch.int64), dist_reduce_fx="sum")
         # equal on every rank and in every merge, so "max" keeps it as it is
@@ -120,14 +120,14 @@ class BLEUScore(Metric):
             >>> metric = BLEUScore()
             >>> batch = torch.tensor([[5, 6, 7, 8], [5, 6, 7, 8]])
             >>> metric.update(batch, batch, weight=torch.tensor([True, False]))
-            >>> metric.preds_len.item(), metric.denominator.tolist()
+            >>> metric.preds_len.item(), metric.totals.tolist()
             (4, [4, 3, 2, 1])
         """
         stats = batch_statistics(preds, target, self.config)
         if weight is not None:
             stats = weighted_statistics(stats, weight)
-        self.numerator += stats.matches.sum(0)
-        self.denominator += stats.totals.sum(0)
+        self.matches += stats.matches.sum(0)
+        self.totals += stats.totals.sum(0)
         self.preds_len += stats.preds_len.sum()
         self.target_len += stats.target_len.sum()
 
@@ -143,7 +143,7 @@ class BLEUScore(Metric):
             >>> first.update(torch.tensor([[5, 6, 7]]), torch.tensor([[5, 6, 7]]))
             >>> second.update(torch.tensor([[5, 6]]), torch.tensor([[5, 8]]))
             >>> first.merge_state(second)
-            >>> first.numerator.tolist(), first.denominator.tolist()
+            >>> first.matches.tolist(), first.totals.tolist()
             ([4, 2, 1, 0], [5, 3, 1, 0])
         """
         if isinstance(incoming_state, BLEUScore):
@@ -184,7 +184,12 @@ class BLEUScore(Metric):
         (torchmetrics would adopt the saved tensors themselves, so later updates would change the
         caller's dict in place, and float states would end exactness silently.) Loaded statistics count
         as an update: ``compute()`` scores them without warning, and no cached value survives.
+        Checkpoints that call ``matches`` and ``totals`` by their earlier names, ``numerator`` and
+        ``denominator`` (torchmetrics' names), load as well.
         """
+        for earlier, name in EARLIER_NAMES.items():
+            if prefix + earlier in state_dict and prefix + name not in state_dict:
+                state_dict[prefix + name] = state_dict.pop(prefix + earlier)
         saved = {name: state_dict[prefix + name] for name in self._defaults if prefix + name in state_dict}
         self._check_states(saved)
         for name, value in saved.items():
@@ -214,9 +219,7 @@ class BLEUScore(Metric):
 
     def compute(self) -> Tensor:
         """Corpus BLEU in ``[0, 1]`` of everything seen so far (0-d float64)."""
-        score: Tensor = bleu_from_statistics(
-            self.numerator, self.denominator, self.preds_len, self.target_len, self.config
-        )
+        score: Tensor = bleu_from_statistics(self.matches, self.totals, self.preds_len, self.target_len, self.config)
         return score
 
     def plot(self, val: Tensor | Sequence[Tensor] | None = None, ax: Any | None = None) -> Any:
@@ -232,7 +235,10 @@ def _is_integer(tensor: Tensor) -> bool:
 
 
 #: The four states that hold statistics (``counted_with`` is a constant beside them).
-STATISTICS = ("numerator", "denominator", "preds_len", "target_len")
+STATISTICS = SentenceStatistics._fields
+
+#: State names of checkpoints saved before the states took the statistics' names.
+EARLIER_NAMES = {"numerator": "matches", "denominator": "totals"}
 
 
 def counting_options(config: BLEUConfig) -> tuple[Any, ...]:
@@ -248,7 +254,7 @@ def counting_options(config: BLEUConfig) -> tuple[Any, ...]:
 def counting_fingerprint(config: BLEUConfig) -> Tensor:
     """The counting options as int64: convention, reference-length rule, then the ignored ids.
 
-    (``max_order`` needs no entry: it is the length of the ``numerator`` and ``denominator`` states.)
+    (``max_order`` needs no entry: it is the length of the ``matches`` and ``totals`` states.)
 
     Example:
         >>> counting_fingerprint(BLEUConfig(convention="nltk", ignore_ids=[0, 2])).tolist()
