@@ -17,7 +17,7 @@ from strategies import INT64_MAX, INT64_MIN, id_vocabularies, ragged_corpora
 
 from torch_bleu import BLEUConfig, BLEUScore, corpus_bleu, sentence_bleu
 from torch_bleu.functional import batch_statistics
-from torch_bleu.inputs import RAGGED_PAD_ID, token_batch
+from torch_bleu.inputs import token_batch
 
 #: Ragged corpora whose ids may also be the int64 extremes and 0 together.
 corpora = ragged_corpora(max_batch=6, vocabularies=st.one_of(id_vocabularies(), st.just([INT64_MIN, INT64_MAX, 0])))
@@ -153,16 +153,16 @@ def test_shortest_rule_on_a_tie_and_on_padded_input():
 
 
 def test_every_int64_id_is_a_token_even_without_ignore_ids():
-    """Ragged rows are padded with an id the batch does not use, so even the smallest int64 counts."""
-    hyps = [[INT64_MIN, INT64_MIN + 1, INT64_MAX], [INT64_MIN]]
-    refs = [[[INT64_MIN, INT64_MIN + 1, INT64_MAX, 5]], [[INT64_MIN, INT64_MIN]]]
+    """Ragged rows carry their lengths, so every id is a token, the padding value (0) and the smallest int64 too."""
+    hyps = [[INT64_MIN, 0, INT64_MAX], [INT64_MIN]]
+    refs = [[[INT64_MIN, 0, INT64_MAX, 5]], [[INT64_MIN, INT64_MIN], [0]]]
     batch = token_batch(hyps, refs)
-    assert batch.pad_id == INT64_MIN + 2
+    assert batch.row_lengths.tolist() == [[3, 4, 0], [1, 2, 1]]
     stats = batch_statistics(hyps, refs, BLEUConfig())
     assert stats.matches.tolist() == [[3, 2, 1, 0], [1, 0, 0, 0]]
-    assert stats.preds_len.tolist() == [3, 1] and stats.target_len.tolist() == [4, 2]
-    assert token_batch([[4, 5]], [[[4]]]).pad_id == RAGGED_PAD_ID
-    assert token_batch([[4, 5]], [[[4]]], ignore_ids=(0,)).pad_id == 0
+    assert stats.preds_len.tolist() == [3, 1] and stats.target_len.tolist() == [4, 1]
+    stats = batch_statistics([[0, 0]], [[[0]]], BLEUConfig(max_order=2))
+    assert stats.matches.tolist() == [[1, 0]] and stats.target_len.tolist() == [1]
 
 
 def test_any_integer_dtype_in_ragged_tensors():

@@ -32,7 +32,7 @@ def count_statistics(batch: TokenBatch, config: BLEUConfig, algorithm: str = "au
         >>> count_statistics(batch, BLEUConfig(ignore_ids=[0])).matches.tolist()
         [[2, 1, 0, 0]]
     """
-    rows = stack_rows(batch.preds, batch.target, batch.dropped_ids(config.ignore_ids), batch.ref_present)
+    rows = stack_rows(batch.preds, batch.target, config.ignore_ids, batch.ref_present, batch.row_lengths)
     matches = clipped_matches(rows, config.statistics_order, algorithm)[:, 0]
     preds_len, ref_len = rows.lengths[:, 0], rows.lengths[:, 1:]
     return assemble_statistics(matches, preds_len, ref_len, batch.references_present(ref_len), config)
@@ -77,7 +77,7 @@ def sentence_statistics(
         ([[3, 2, 1, 0]], [[4, 3, 2, 1]], [4], [4])
     """
     config = BLEUConfig(max_order=max_order, ignore_ids=ignore_ids, ref_length=ref_length, convention=convention)
-    batch = token_batch(preds, target, config.ignore_ids)
+    batch = token_batch(preds, target)
     if ref_present is not None:
         batch = batch._replace(ref_present=checked_ref_present(ref_present, batch))
     return count_statistics(batch, config, algorithm)
@@ -96,7 +96,7 @@ def batch_statistics(preds: Any, target: Any, config: BLEUConfig) -> SentenceSta
         >>> stats.matches.tolist(), stats.totals.tolist()
         ([[2, 1, 0, 0]], [[3, 2, 1, 0]])
     """
-    return count_statistics(token_batch(preds, target, config.ignore_ids), config)
+    return count_statistics(token_batch(preds, target), config)
 
 
 def corpus_bleu(preds: Any, target: Any, **options: Unpack[BLEUOptions]) -> Tensor:

@@ -10,11 +10,9 @@ Two layouts are accepted, and both end up as padded int64 tensors for the engine
   references (1-D tensors or lists of ints), as many as it has. Here an empty reference is a real
   reference of length 0, like ``[]`` in nltk and ``''`` in sacrebleu.
 
-Ragged rows are padded on the way in, in one vectorized scatter, with an id the engine then drops:
-the first of ``ignore_ids`` (dropped anyway), or, when there is none, an id that does not occur in
-the batch (:data:`RAGGED_PAD_ID` unless the batch has it). Finding that id reads the data once, so
-on an accelerator ragged input without ``ignore_ids`` synchronizes once per batch; padded tensors
-never do.
+Ragged rows are padded on the way in, in one vectorized scatter, and their lengths go with them
+(``TokenBatch.row_lengths``): the engine keeps what lies within a row's length, so any int64 id is a
+token, and no padding id has to be found in the data.
 """
 
 from __future__ import annotations
@@ -30,9 +28,6 @@ from torch import Tensor
 
 from .config import TEXT_HINT
 
-#: The id that pads ragged input when ``ignore_ids`` is empty (the smallest int64).
-RAGGED_PAD_ID = -(2**63)
-
 TokenIds = Union[Tensor, Sequence[int]]
 
 
@@ -40,20 +35,15 @@ class TokenBatch(NamedTuple):
     """A validated batch: ``preds`` ``(B, Lp)`` and ``target`` ``(B, R, Lt)``, both int64.
 
     ``ref_present`` ``(B, R)`` marks the real references when the input said so explicitly (ragged
-    ``target``); ``None`` means "a reference row with no token left is absent". ``pad_id`` is the id
-    that padded ragged rows, to be dropped like ``ignore_ids`` (``None`` for padded tensors).
+    ``target``); ``None`` means "a reference row with no token left is absent". ``row_lengths``
+    ``(B, 1 + R)`` are the lengths of the hypothesis and reference rows when some were ragged
+    (``None`` for padded tensors, whose rows span their width).
     """
 
     preds: Tensor
     target: Tensor
     ref_present: Tensor | None = None
-    pad_id: int | None = None
-
-    def dropped_ids(self, ignore_ids: tuple[int, ...]) -> tuple[int, ...]:
-        """The ids the engine drops: ``ignore_ids``, and the id that padded ragged rows."""
-        if self.pad_id is None or self.pad_id in ignore_ids:
-            return ignore_ids
-        return (*ignore_ids, self.pad_id)
+    row_lengths: Tensor | None = None
 
     def references_present(self, ref_len: Tensor) -> Tensor | None:
         """``(B, R)`` bool: the references that count, given their kept lengths ``ref_len`` ``(B, R)``.
@@ -198,15 +188,15 @@ def _flatten(rows: Sequence[TokenIds], device: torch.device) -> tuple[Tensor, li
     return torch.cat(pieces), lengths
 
 
-def _pad_rows(flat: Tensor, lengths: list[int], slots: list[int], shape: tuple[int, ...], pad_id: int) -> Tensor:
-    """Scatter ragged rows (concatenated in ``flat``) into slot ``slots[i]`` of a padded ``shape`` tensor.
+def _pad_rows(flat: Tensor, lengths: list[int], slots: list[int], shape: tuple[int, ...]) -> Tensor:
+    """Scatter ragged rows (concatenated in ``flat``) into slot ``slots[i]`` of a zero-padded ``shape`` tensor.
 
     Example:
-        >>> _pad_rows(torch.tensor([5, 6, 7]), [2, 0, 1], [0, 1, 2], (3, 2), -1).tolist()
-        [[5, 6], [-1, -1], [7, -1]]
+        >>> _pad_rows(torch.tensor([5, 6, 7]), [2, 0, 1], [0, 1, 2], (3, 2)).tolist()
+        [[5, 6], [0, 0], [7, 0]]
     """
     rows, width = math.prod(shape[:-1]), shape[-1]
-    padded = flat.new_full((rows, width), pad_id)
+    padded = flat.new_zeros((rows, width))
     if flat.numel():
         device = flat.device
         row_ends = torch.tensor(lengths, dtype=torch.int64, device=device).cumsum(0)
@@ -217,22 +207,9 @@ def _pad_rows(flat: Tensor, lengths: list[int], slots: list[int], shape: tuple[i
     return padded.view(shape)
 
 
-def _unused_id(*token_groups: Tensor) -> int:
-    """An int64 id that occurs in none of the tensors: :data:`RAGGED_PAD_ID` unless the data has it.
-
-    Reading the values synchronizes with an accelerator once; tensors on the ``meta`` device hold no
-    values, and get :data:`RAGGED_PAD_ID`.
-
-    Example:
-        >>> _unused_id(torch.tensor([RAGGED_PAD_ID, RAGGED_PAD_ID + 1, 7]))
-        -9223372036854775806
-    """
-    tokens = torch.cat([group.reshape(-1).long() for group in token_groups])
-    if tokens.device.type == "meta" or not bool((tokens == RAGGED_PAD_ID).any()):
-        return RAGGED_PAD_ID
-    values = torch.unique(tokens)  # sorted; it starts at RAGGED_PAD_ID, so it has a gap before 2**63
-    gap = torch.cat([values[1:] != values[:-1] + 1, values.new_ones(1, dtype=torch.bool)])
-    return int(values[gap.long().argmax()]) + 1
+def _lengths_tensor(lengths: list[list[int]], batch: int, num_refs: int, device: torch.device) -> Tensor:
+    """Row lengths ``(B, 1 + R)`` as an int64 tensor on ``device``."""
+    return torch.tensor(lengths, dtype=torch.int64, device=device).view(batch, 1 + num_refs)
 
 
 def _padded_tensors(preds: Tensor, target: Tensor) -> TokenBatch:
@@ -247,22 +224,21 @@ def _padded_tensors(preds: Tensor, target: Tensor) -> TokenBatch:
     return TokenBatch(preds.long(), target.long())
 
 
-def token_batch(preds: Any, target: Any, ignore_ids: Sequence[int] = ()) -> TokenBatch:
+def token_batch(preds: Any, target: Any) -> TokenBatch:
     """Validate a batch and bring it to int64 ``(B, Lp)`` / ``(B, R, Lt)``, padding ragged input.
 
     Args:
         preds: ``(B, Lp)`` integer tensor, or a list of 1-D tensors or of lists of ints.
         target: ``(B, Lt)`` or ``(B, R, Lt)`` integer tensor, or a list with one entry per hypothesis:
             a 1-D tensor (one reference), or a list of references (1-D tensors or lists of ints).
-        ignore_ids: the ids the engine drops; ragged rows are padded with the first of them.
 
     Example:
         >>> batch = token_batch(torch.tensor([[1, 2, 0]], dtype=torch.int32), torch.tensor([[1, 2]]))
         >>> batch.preds.dtype, tuple(batch.target.shape)
         (torch.int64, (1, 1, 2))
-        >>> batch = token_batch([[1, 2, 3], [4]], [[[1, 2], []], [[4, 5, 6]]], ignore_ids=[0])
-        >>> batch.preds.tolist(), batch.ref_present.tolist()
-        ([[1, 2, 3], [4, 0, 0]], [[True, True], [True, False]])
+        >>> batch = token_batch([[1, 2, 3], [4]], [[[1, 2], []], [[4, 5, 6]]])
+        >>> batch.preds.tolist(), batch.ref_present.tolist(), batch.row_lengths.tolist()
+        ([[1, 2, 3], [4, 0, 0]], [[True, True], [True, False]], [[3, 2, 0], [1, 3, 0]])
         >>> token_batch(torch.tensor([[1.0]]), torch.tensor([[1]]))  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
@@ -283,24 +259,29 @@ def token_batch(preds: Any, target: Any, ignore_ids: Sequence[int] = ()) -> Toke
     # every token of the batch in one flat tensor per side (a padded side as it is)
     pred_tokens, pred_lengths = _flatten(pred_rows, device) if pred_rows is not None else (preds, [])
     ref_tokens, ref_lengths = _flatten(ref_rows, device) if references is not None else (target, [])
-    pad_id = ignore_ids[0] if ignore_ids else _unused_id(pred_tokens, ref_tokens)
-
     if pred_rows is None:
         padded_preds = preds.long()
+        pred_lengths = [padded_preds.shape[1]] * batch
     else:
         preds_shape = (batch, max(pred_lengths, default=0))
-        padded_preds = _pad_rows(pred_tokens, pred_lengths, list(range(batch)), preds_shape, pad_id)
+        padded_preds = _pad_rows(pred_tokens, pred_lengths, list(range(batch)), preds_shape)
     if references is None:
         padded_target = target.long() if target.dim() == 3 else target.long().unsqueeze(1)
-        return TokenBatch(padded_preds, padded_target, None, pad_id)
+        num_refs, width = padded_target.shape[1:]
+        row_lengths = [[length] + [width] * num_refs for length in pred_lengths]
+        return TokenBatch(padded_preds, padded_target, None, _lengths_tensor(row_lengths, batch, num_refs, device))
 
     counts = [len(refs) for refs in references]
     num_refs = max(counts, default=0)
     slots = [sentence * num_refs + index for sentence, count in enumerate(counts) for index in range(count)]
     shape = (batch, num_refs, max(ref_lengths, default=0))
-    padded_target = _pad_rows(ref_tokens, ref_lengths, slots, shape, pad_id)
+    padded_target = _pad_rows(ref_tokens, ref_lengths, slots, shape)
     ref_present = torch.arange(num_refs, device=device) < torch.tensor(counts, device=device).unsqueeze(-1)
-    return TokenBatch(padded_preds, padded_target, ref_present, pad_id)
+    lengths_by_slot = [0] * (batch * num_refs)
+    for slot, length in zip(slots, ref_lengths):
+        lengths_by_slot[slot] = length
+    row_lengths = [[pred_lengths[row], *lengths_by_slot[row * num_refs : (row + 1) * num_refs]] for row in range(batch)]
+    return TokenBatch(padded_preds, padded_target, ref_present, _lengths_tensor(row_lengths, batch, num_refs, device))
 
 
 def checked_ref_present(ref_present: object, batch: TokenBatch) -> Tensor:

@@ -35,11 +35,16 @@ class StackedRows(NamedTuple):
 
 
 def stack_rows(
-    preds: Array, target: Array, ignore_ids: Sequence[int] = (), ref_present: Array | None = None
+    preds: Array,
+    target: Array,
+    ignore_ids: Sequence[int] = (),
+    ref_present: Array | None = None,
+    row_lengths: Array | None = None,
 ) -> StackedRows:
     """Put ``preds`` ``(B, Lp)`` and ``target`` ``(B, R, Lt)`` side by side and mark the tokens to keep.
 
-    A token is kept when it is not in ``ignore_ids``, lies inside its row's original width, and
+    A token is kept when it is not in ``ignore_ids``, lies inside its row's original width (and
+    within its length, when ``row_lengths`` ``(B, 1 + R)`` gives the lengths of ragged rows), and
     belongs to the hypothesis or to a reference that ``ref_present`` (``(B, R)`` bool) does not mark
     absent.
 
@@ -68,6 +73,9 @@ def stack_rows(
     if not ignore_ids and hyp_width != ref_width:
         row_width = xp.where(arange_like(num_refs + 1, preds) > 0, ref_width, hyp_width)
         keep = xp.broadcast_to(arange_like(width, preds) < row_width[:, None], tokens.shape)
+    if row_lengths is not None:
+        inside = arange_like(width, preds) < row_lengths[..., None]
+        keep = inside if keep is None else keep & inside
     if ref_present is not None:
         hypothesis_present = full_like_shape(ref_present, (batch, 1), True)
         row_present = xp.concatenate([hypothesis_present, ref_present], 1)[..., None]
