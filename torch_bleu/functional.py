@@ -9,14 +9,14 @@ engine, :func:`~torch_bleu.bleu_from_statistics` scores.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import torch  # noqa: F401  (the doctests use it)
 from torch import Tensor
 
 from .config import BLEUConfig, BLEUOptions, config_from_options, require_corpus_smoothing
 from .engine import clipped_matches, stack_rows
-from .inputs import TokenBatch, checked_ref_present, token_batch
+from .inputs import Hypotheses, References, TokenBatch, checked_ref_present, token_batch
 from .score import bleu_from_statistics
 from .statistics import SentenceStatistics, assemble_statistics
 
@@ -39,8 +39,8 @@ def count_statistics(batch: TokenBatch, config: BLEUConfig, algorithm: str = "au
 
 
 def sentence_statistics(
-    preds: Any,
-    target: Any,
+    preds: Hypotheses,
+    target: References,
     max_order: int = 4,
     ignore_ids: Sequence[int] = (),
     ref_length: str = "closest",
@@ -83,7 +83,7 @@ def sentence_statistics(
     return count_statistics(batch, config, algorithm)
 
 
-def batch_statistics(preds: Any, target: Any, config: BLEUConfig) -> SentenceStatistics:
+def batch_statistics(preds: Hypotheses, target: References, config: BLEUConfig) -> SentenceStatistics:
     """Validate a batch and count its per-sentence sufficient statistics (see :func:`~torch_bleu.sentence_statistics`).
 
     ``preds`` and ``target`` are padded tensors or ragged sequences (see :func:`~torch_bleu.inputs.token_batch`).
@@ -99,7 +99,7 @@ def batch_statistics(preds: Any, target: Any, config: BLEUConfig) -> SentenceSta
     return count_statistics(token_batch(preds, target), config)
 
 
-def corpus_bleu(preds: Any, target: Any, **options: Unpack[BLEUOptions]) -> Tensor:
+def corpus_bleu(preds: Hypotheses, target: References, **options: Unpack[BLEUOptions]) -> Tensor:
     """Corpus BLEU of a batch: statistics are summed over sentences, then scored once.
 
     Args:
@@ -140,7 +140,7 @@ def corpus_bleu(preds: Any, target: Any, **options: Unpack[BLEUOptions]) -> Tens
     return score
 
 
-def sentence_bleu(preds: Any, target: Any, **options: Unpack[BLEUOptions]) -> Tensor:
+def sentence_bleu(preds: Hypotheses, target: References, **options: Unpack[BLEUOptions]) -> Tensor:
     """BLEU of every sentence of a batch on its own, computed in one batched pass.
 
     Takes the same arguments as :func:`corpus_bleu` and returns a ``(B,)`` float64 tensor, e.g. a

@@ -28,7 +28,13 @@ from torch import Tensor
 
 from .config import TEXT_HINT
 
-TokenIds = Union[Tensor, Sequence[int]]
+#: One row of token ids: a 1-D integer tensor or array, or a sequence of ints.
+TokenIds = Union[Tensor, np.ndarray, Sequence[int]]
+#: What ``preds`` may be: ``(B, Lp)`` integer ids (a tensor, or a NumPy array), or one row per hypothesis.
+Hypotheses = Union[Tensor, np.ndarray, Sequence[TokenIds]]
+#: What ``target`` may be: ``(B, Lt)`` or ``(B, R, Lt)`` integer ids, or per hypothesis its one reference
+#: row or a list of its references.
+References = Union[Tensor, np.ndarray, Sequence[Union[TokenIds, Sequence[TokenIds]]]]
 
 
 class TokenBatch(NamedTuple):
@@ -224,7 +230,7 @@ def _padded_tensors(preds: Tensor, target: Tensor) -> TokenBatch:
     return TokenBatch(preds.long(), target.long())
 
 
-def token_batch(preds: Any, target: Any) -> TokenBatch:
+def token_batch(preds: Hypotheses, target: References) -> TokenBatch:
     """Validate a batch and bring it to int64 ``(B, Lp)`` / ``(B, R, Lt)``, padding ragged input.
 
     Args:
@@ -244,9 +250,13 @@ def token_batch(preds: Any, target: Any) -> TokenBatch:
         ...
         TypeError: preds must hold integer token ids, got dtype torch.float32; if these are logits ...
     """
-    preds, target = _as_tensor(preds, "preds"), _as_tensor(target, "target")
-    if isinstance(preds, Tensor) and isinstance(target, Tensor):
-        return _padded_tensors(preds, target)
+    if isinstance(preds, (Tensor, np.ndarray)) and isinstance(target, (Tensor, np.ndarray)):
+        return _padded_tensors(_as_tensor(preds, "preds"), _as_tensor(target, "target"))
+    return _ragged_batch(_as_tensor(preds, "preds"), _as_tensor(target, "target"))
+
+
+def _ragged_batch(preds: Any, target: Any) -> TokenBatch:
+    """A batch of which one side at least is a sequence of rows, checked row by row."""
     pred_rows = None if isinstance(preds, Tensor) else _ragged_preds(preds)
     references = None if isinstance(target, Tensor) else _ragged_target(target)
     batch = len(pred_rows) if pred_rows is not None else _check_id_tensor(preds, "preds", "preds").shape[0]

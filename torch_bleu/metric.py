@@ -11,6 +11,7 @@ from torchmetrics import Metric
 
 from .config import CONVENTIONS, FOREIGN_OPTIONS, REF_LENGTH_RULES, BLEUConfig, require_corpus_smoothing, unknown_option
 from .functional import batch_statistics
+from .inputs import Hypotheses, References
 from .score import bleu_from_statistics
 from .statistics import SentenceStatistics
 
@@ -104,7 +105,7 @@ class BLEUScore(Metric):
         # equal on every rank and in every merge, so "max" keeps it as it is
         self.add_state("counted_with", counting_fingerprint(self.config), dist_reduce_fx="max")
 
-    def update(self, preds: Tensor, target: Tensor, weight: Tensor | None = None) -> None:
+    def update(self, preds: Hypotheses, target: References, weight: Tensor | None = None) -> None:
         """Add the statistics of a padded batch: ``preds`` ``(B, Lp)``, ``target`` ``(B, Lt)`` or ``(B, R, Lt)``.
 
         ``weight`` is an optional ``(B,)`` bool or integer tensor on the batch's device saying how many
