@@ -1,0 +1,1 @@
+"""The parts of ``scripts/bench.py``: shared constants, contenders, inputs, timing and workloads."""

@@ -1,0 +1,333 @@
+"""The workloads: each times the contenders on its inputs, prints a table and returns its figures."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import torch
+from torch import Tensor
+
+import torch_bleu
+
+from .common import CONTENDERS, SPECIAL_IDS, Batch, cpu_name, workload_sizes
+from .contenders import (
+    CORPUS_CONTENDERS,
+    SAME_SCORE_AS,
+    TORCHMETRICS_TOLERANCE,
+    as_text,
+    strip_special,
+)
+from .data import kept_tokens, load_wmt17, synthetic_batch
+from .timing import median, time_interleaved
+
+
+@dataclass
+class Table:
+    """Rows of a printed table, kept for the JSON output too."""
+
+    title: str
+    columns: list[str]
+    rows: list[list[object]] = field(default_factory=list)
+
+    def print(self) -> None:
+        text = [[str(cell) for cell in row] for row in [self.columns, *self.rows]]
+        widths = [max(len(row[i]) for row in text) for i in range(len(self.columns))]
+        print(f"\n## {self.title}\n")
+        for index, row in enumerate(text):
+            print("| " + " | ".join(cell.ljust(width) for cell, width in zip(row, widths)) + " |")
+            if index == 0:
+                print("|" + "|".join("-" * (width + 2) for width in widths) + "|")
+
+
+def run_wmt17(args: argparse.Namespace, device: torch.device) -> dict | None:
+    if not args.data.is_dir():
+        print(f"wmt17: skipped, no data at {args.data}")
+        return None
+    sizes = workload_sizes(args)
+    corpus = load_wmt17(args.data, 128, device, sizes.wmt17_systems, sizes.wmt17_lines)
+    sentences = sum(preds.shape[0] for batches in corpus.values() for preds, _ in batches)
+    tokens = sum(kept_tokens(preds) for batches in corpus.values() for preds, _ in batches)
+
+    def whole_corpus(contender: Callable[[Iterable[Batch]], float]) -> Callable[[], list[float]]:
+        return lambda: [contender(batches) for batches in corpus.values()]  # one corpus score per system
+
+    runs = {name: whole_corpus(CORPUS_CONTENDERS[name]) for name in CONTENDERS}
+    seconds, scores = time_interleaved(runs, args.repeats, device)
+    ours = median(seconds["torch-bleu"])
+    table = Table(
+        f"WMT17 en-de: {len(corpus)} systems, {sentences} sentences, {tokens} hypothesis tokens, batches of 128 "
+        f"({device.type}, {torch.get_num_threads()} threads, median of {args.repeats})",
+        ["contender", "seconds", "sentences/s", "torch-bleu is faster by", "same scores"],
+    )
+    for name in CONTENDERS:
+        table.rows.append(
+            [
+                name,
+                f"{median(seconds[name]):.3f}",
+                f"{sentences / median(seconds[name]):,.0f}",
+                f"{median(seconds[name]) / ours:.1f}x",
+                _same_scores(name, scores),
+            ]
+        )
+    table.print()
+    return {
+        "systems": list(corpus),
+        "sentences": sentences,
+        "tokens": tokens,
+        "seconds": seconds,
+        "scores": scores,
+        "table": table.rows,
+    }
+
+
+def _same_scores(name: str, scores: dict[str, object]) -> str:
+    """Whether a contender's scores equal the reference it must reproduce (or torch-bleu's)."""
+    if name in SAME_SCORE_AS:
+        other, tolerance = SAME_SCORE_AS[name]
+    elif name == "torchmetrics":
+        other, tolerance = "torch-bleu", TORCHMETRICS_TOLERANCE
+    else:
+        return "reference"
+    worst = max(abs(a - b) for a, b in zip(scores[name], scores[other]))
+    return f"{'yes' if worst <= tolerance else 'NO'} vs {other} (max diff {worst:.1e})"
+
+
+def run_grid(args: argparse.Namespace, device: torch.device) -> list[dict]:
+    sizes = workload_sizes(args).grid
+    sample_tokens = workload_sizes(args).grid_sample_tokens
+    results = []
+    table = Table(
+        f"Synthetic grid: hypothesis tokens per second ({device.type}; Python contenders on a sample of "
+        f"about {sample_tokens} token slots)",
+        [
+            "R",
+            "B",
+            "L",
+            *[f"{name}" for name in CONTENDERS[:4]],
+            "torch-bleu vs sacrebleu",
+            "vs nltk",
+            "vs torchmetrics",
+        ],
+    )
+    for references in (1, 4):
+        for width in sizes:
+            for batch in sizes:
+                preds, target = synthetic_batch(batch, width, references)
+                preds, target = preds.to(device), target.to(device)
+                rows = max(1, min(batch, sample_tokens // width))
+                sample = [(preds[:rows], target[:rows])]
+                runs = {name: functools.partial(CORPUS_CONTENDERS[name], sample) for name in CONTENDERS[:3]}
+                runs["torch-bleu"] = functools.partial(torch_bleu.corpus_bleu, preds, target, ignore_ids=SPECIAL_IDS)
+                seconds, _scores = time_interleaved(runs, min(args.repeats, 3), device)
+                throughput = {
+                    name: kept_tokens(sample[0][0] if name != "torch-bleu" else preds) / median(seconds[name])
+                    for name in runs
+                }
+                results.append(
+                    {
+                        "references": references,
+                        "batch": batch,
+                        "width": width,
+                        "sampled_rows": rows,
+                        "seconds": seconds,
+                        "tokens_per_second": throughput,
+                    }
+                )
+                speedup = {name: throughput["torch-bleu"] / throughput[name] for name in CONTENDERS[:3]}
+                table.rows.append(
+                    [
+                        references,
+                        batch,
+                        width,
+                        *[f"{throughput[name]:,.0f}" for name in CONTENDERS[:4]],
+                        f"{speedup['sacrebleu']:.0f}x",
+                        f"{speedup['nltk']:.0f}x",
+                        f"{speedup['torchmetrics']:.0f}x",
+                    ]
+                )
+    table.print()
+    return results
+
+
+def run_rl(args: argparse.Namespace, device: torch.device) -> dict:
+    """Per-sentence BLEU of one RL batch: torch-bleu on the whole batch, the others per row on a sample."""
+    from nltk.translate.bleu_score import SmoothingFunction
+    from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
+    from sacrebleu.metrics import BLEU
+
+    batch, width = workload_sizes(args).rl
+    preds, target = synthetic_batch(batch, width, 1, seed=1)
+    preds, target = preds.to(device), target[:, 0].to(device)
+    sample = max(1, min(batch, workload_sizes(args).rl_sample))
+    sacrebleu_options = dict(ignore_ids=SPECIAL_IDS, smoothing="exp", effective_order=True)  # sacrebleu.sentence_bleu
+    nltk_options = dict(ignore_ids=SPECIAL_IDS, convention="nltk", smoothing="method1")
+    sentence_level = BLEU(tokenize="none", effective_order=True)
+    smoothing = SmoothingFunction().method1
+
+    def sacrebleu_rows() -> list[float]:
+        rows = zip(preds[:sample].tolist(), target[:sample].tolist())
+        return [
+            sentence_level.sentence_score(as_text(strip_special(h)), [as_text(strip_special(r))]).score / 100
+            for h, r in rows
+        ]
+
+    def nltk_rows() -> list[float]:
+        rows = zip(preds[:sample].tolist(), target[:sample].tolist())
+        return [nltk_sentence_bleu([strip_special(r)], strip_special(h), smoothing_function=smoothing) for h, r in rows]
+
+    runs = {
+        "torch-bleu": lambda: torch_bleu.sentence_bleu(preds, target, **sacrebleu_options),
+        "torch-bleu (nltk convention)": lambda: torch_bleu.sentence_bleu(preds, target, **nltk_options),
+        "sacrebleu": sacrebleu_rows,
+        "nltk": nltk_rows,
+    }
+    seconds, scores = time_interleaved(runs, max(args.repeats, 3), device)
+    per_row = {name: median(seconds[name]) / (batch if name.startswith("torch-bleu") else sample) for name in runs}
+    same = {
+        "torch-bleu": max(abs(a - b) for a, b in zip(scores["torch-bleu"][:sample].tolist(), scores["sacrebleu"])),
+        "torch-bleu (nltk convention)": max(
+            abs(a - b) for a, b in zip(scores["torch-bleu (nltk convention)"][:sample].tolist(), scores["nltk"])
+        ),
+    }
+    table = Table(
+        f"Per-sentence BLEU of a {batch} x {width} batch ({device.type}; sacrebleu and nltk on {sample} rows)",
+        ["contender", f"ms for {batch} rows", "torch-bleu is faster by", "max score difference"],
+    )
+    for name in runs:
+        reference = "torch-bleu (nltk convention)" if name in ("nltk", "torch-bleu (nltk convention)") else "torch-bleu"
+        table.rows.append(
+            [
+                name,
+                f"{per_row[name] * batch * 1e3:.1f}",
+                f"{per_row[name] / per_row[reference]:.0f}x",
+                f"{same[name]:.1e}" if name in same else "reference",
+            ]
+        )
+    table.print()
+    return {
+        "batch": batch,
+        "width": width,
+        "sampled_rows": sample,
+        "seconds": seconds,
+        "seconds_per_row": per_row,
+        "max_score_difference": same,
+    }
+
+
+def peak_update_bytes(preds: Tensor, target: Tensor) -> int:
+    """Peak bytes allocated by ``BLEUScore.update`` beyond what was allocated before it."""
+    metric = torch_bleu.BLEUScore(ignore_ids=SPECIAL_IDS).to(preds.device)
+    metric.update(preds, target)  # warm-up
+    if preds.device.type == "cuda":
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        base = torch.cuda.memory_allocated()
+        metric.update(preds, target)
+        torch.cuda.synchronize()
+        return torch.cuda.max_memory_allocated() - base
+    # The profiler that torch.profiler.profile wraps: the same events, without the wrapper's first-use
+    # import of torch._inductor (about 4 s here)
+    from torch.autograd.profiler import profile
+
+    with profile(use_cpu=True, profile_memory=True, use_kineto=True) as profiler:
+        metric.update(preds, target)
+    # every allocation (+) and free (-) in time order; the peak of their running total
+    changes = sorted(
+        (event.start_ns(), event.nbytes()) for event in profiler.kineto_results.events() if event.name() == "[memory]"
+    )
+    running = peak = 0
+    for _, change in changes:
+        running += change
+        peak = max(peak, running)
+    return peak
+
+
+def run_memory(args: argparse.Namespace, device: torch.device) -> list[dict]:
+    sizes = workload_sizes(args)
+    shapes = [(sizes.memory_batch, width) for width in sizes.memory_widths]
+    results = []
+    table = Table(
+        f"Peak memory of BLEUScore.update ({device.type}): it grows linearly with the number of token slots",
+        ["R", "B x L", "token slots", "peak MiB", "bytes per slot"],
+    )
+    for references in (1, 4):
+        for batch, width in shapes:
+            preds, target = synthetic_batch(batch, width, references)
+            preds, target = preds.to(device), target.to(device)
+            slots = preds.numel() + target.numel()
+            peak = peak_update_bytes(preds, target)
+            results.append(
+                {"references": references, "batch": batch, "width": width, "slots": slots, "peak_bytes": peak}
+            )
+            table.rows.append(
+                [references, f"{batch} x {width}", f"{slots:,}", f"{peak / 2**20:.1f}", f"{peak / slots:.0f}"]
+            )
+    table.print()
+    return results
+
+
+def run_update_latency(args: argparse.Namespace, device: torch.device) -> dict:
+    """``BLEUScore.update`` alone on one 256 x 1024 batch (R = 1), and whether it ever waits for the device.
+
+    On CUDA the update runs under ``torch.cuda.set_sync_debug_mode("error")``, which raises on any
+    host-device synchronization.
+    """
+    batch, width = workload_sizes(args).update
+    preds, target = synthetic_batch(batch, width, 1)
+    preds, target = preds.to(device), target.to(device)
+    metric = torch_bleu.BLEUScore(ignore_ids=SPECIAL_IDS).to(device)
+    metric.update(preds, target)  # warm-up
+    sync_free = None
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+        torch.cuda.set_sync_debug_mode("error")
+        try:
+            metric.update(preds, target)
+            sync_free = True
+        except RuntimeError:
+            sync_free = False
+        finally:
+            torch.cuda.set_sync_debug_mode("default")
+    seconds, _ = time_interleaved({"update": lambda: metric.update(preds, target)}, max(args.repeats, 20), device)
+    table = Table(
+        f"BLEUScore.update on one {batch} x {width} batch, R = 1 ({device.type})", ["median ms", "host syncs"]
+    )
+    table.rows.append(
+        [f"{median(seconds['update']) * 1e3:.2f}", {None: "n/a on CPU", True: "none", False: "SOME"}[sync_free]]
+    )
+    table.print()
+    return {"batch": batch, "width": width, "seconds": seconds["update"], "sync_free": sync_free}
+
+
+def plot(grid: list[dict], path: Path) -> None:
+    """Throughput against row length, one line per contender, one panel per number of references."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    batch = max(result["batch"] for result in grid if result["batch"] <= 256)
+    figure, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    for axis, references in zip(axes, (1, 4)):
+        points = sorted(
+            (r["width"], r["tokens_per_second"]) for r in grid if r["references"] == references and r["batch"] == batch
+        )
+        for name in CONTENDERS[:4]:
+            axis.plot([width for width, _ in points], [speed[name] for _, speed in points], marker="o", label=name)
+        axis.set(
+            xscale="log", yscale="log", xlabel="row length L (tokens, padded)", title=f"B = {batch}, R = {references}"
+        )
+        axis.set_xticks([width for width, _ in points], [str(width) for width, _ in points])
+        axis.grid(True, which="both", alpha=0.3)
+    axes[0].set_ylabel("hypothesis tokens per second")
+    axes[1].legend(loc="center")
+    figure.suptitle(f"Corpus BLEU from padded id tensors ({cpu_name()}, {torch.get_num_threads()} threads)")
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=120)
+    print(f"\nplot written to {path}")
