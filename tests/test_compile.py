@@ -1,4 +1,5 @@
-"""The per-sentence functions trace into one graph with ``torch.compile(fullgraph=True)`` and equal eager.
+"""The per-sentence functions trace into one graph with ``torch.compile(fullgraph=True)`` and equal eager,
+and ``BLEUScore(compile=...)`` compiles a few graphs for a loop of varying widths and equals the eager metric.
 
 The graphs are captured with the ``eager`` backend, which checks what ``fullgraph=True`` demands (no
 graph break, no host sync, no data-dependent Python branch) in about a second per case; generating
@@ -7,14 +8,13 @@ code with inductor takes half a minute per graph on a 2-core CPU, so it is left 
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import pytest
 import torch
 
-from torch_bleu import sentence_bleu, sentence_statistics
-
-# The engine caches a few constant tensors with functools.lru_cache; a traced graph computes them
-# instead, which dynamo mentions once per function.
-pytestmark = pytest.mark.filterwarnings("ignore:Dynamo detected a call to a `functools.lru_cache`")
+from torch_bleu import BLEUScore, sentence_bleu, sentence_statistics
 
 OPTIONS = [
     {"ignore_ids": [0]},
@@ -57,3 +57,66 @@ def test_sentence_statistics_compiles_to_one_graph_and_equals_eager():
     compiled = torch.compile(sentence_statistics, fullgraph=True, backend="eager")
     for ours, eager in zip(compiled(preds, target, ignore_ids=[0]), sentence_statistics(preds, target, ignore_ids=[0])):
         assert torch.equal(ours, eager)
+
+
+STATES = ("matches", "totals", "preds_len", "target_len")
+
+
+class GraphCounter:
+    """A ``torch.compile`` backend that runs the captured graph as it is and counts the graphs."""
+
+    def __init__(self) -> None:
+        self.graphs = 0
+
+    def __call__(self, graph: torch.fx.GraphModule, example_inputs: list[torch.Tensor]):
+        self.graphs += 1
+        return graph.forward
+
+
+@pytest.mark.parametrize("options", [{"ignore_ids": [0]}, {"convention": "nltk", "smoothing": "method1"}])
+def test_compiled_metric_buckets_widths_and_equals_eager(options):
+    """Widths from 5 to 300 (and a smaller last batch) take at most 8 graphs; every state equals eager's."""
+    backend = GraphCounter()
+    eager, compiled = BLEUScore(**options), BLEUScore(**options, compile={"backend": backend})
+    generator = torch.Generator().manual_seed(0)
+    for width, size in [
+        (5, 16),
+        (6, 16),
+        (9, 16),
+        (17, 16),
+        (31, 16),
+        (33, 16),
+        (65, 16),
+        (129, 16),
+        (250, 16),
+        (300, 16),
+        (300, 3),
+    ]:
+        preds = torch.randint(0, 6, (size, width), generator=generator)
+        target = torch.randint(0, 6, (size, 2, width + 2), generator=generator)
+        eager.update(preds, target)
+        compiled.update(preds, target)
+    assert backend.graphs <= 8
+    assert all(torch.equal(getattr(eager, name), getattr(compiled, name)) for name in STATES)
+    assert compiled.compute().item() == eager.compute().item()
+
+
+def test_compiled_metric_takes_ragged_input_and_weights():
+    backend = GraphCounter()
+    eager, compiled = BLEUScore(), BLEUScore(compile={"backend": backend})
+    hyps, refs = [[4, 5, 6, 7], [0], []], [[[4, 5, 6], [4, 5, 6, 7]], [[0, 0]], [[]]]
+    weight = torch.tensor([2, 1, 1], dtype=torch.uint8)
+    for metric in (eager, compiled):
+        metric.update(hyps, refs, weight=weight)
+        metric.update(torch.tensor([[4, 5, 6]]), torch.tensor([[4, 5, 6, 0]]))
+    assert all(torch.equal(getattr(eager, name), getattr(compiled, name)) for name in STATES)
+
+
+def test_compile_option_is_checked_and_a_compiled_metric_copies():
+    with pytest.raises(TypeError, match="compile"):
+        BLEUScore(compile="max-autotune")
+    metric = BLEUScore(compile={"backend": "eager"})
+    metric.update(torch.tensor([[4, 5, 6, 7]]), torch.tensor([[4, 5, 6, 7]]))
+    copied = copy.deepcopy(metric)
+    assert copied.compute().item() == metric.compute().item() == 1.0
+    assert pickle.loads(pickle.dumps(metric)).compile_options == {"backend": "eager"}

@@ -170,9 +170,13 @@ def int64_like(values: tuple[Any, ...], like: Array) -> Array:
     """``values`` (ints, or nested tuples of ints) as an int64 array of ``like``'s kind, on its device.
 
     Tensors are built once per device and values, then reused: building one copies from the host,
-    which an accelerator would wait for at every call and which a CUDA graph cannot capture.
+    which an accelerator would wait for at every call. (Under ``torch.compile`` the graph holds the
+    constant instead.)
     """
-    if is_tensor(like):
+    torch = _torch()
+    if torch is not None and isinstance(like, torch.Tensor):
+        if torch.compiler.is_compiling():  # a compiled graph holds the constant itself
+            return torch.tensor(values, dtype=torch.int64, device=like.device)
         return _int64_tensor(values, like.device)
     return np.asarray(values, dtype=np.int64)
 

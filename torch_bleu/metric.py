@@ -9,9 +9,10 @@ import torch
 from torch import Tensor
 from torchmetrics import Metric
 
+from .compiled import compiled_counter
 from .config import CONVENTIONS, FOREIGN_OPTIONS, REF_LENGTH_RULES, BLEUConfig, require_corpus_smoothing, unknown_option
-from .functional import batch_statistics
-from .inputs import Hypotheses, References
+from .functional import count_statistics
+from .inputs import Hypotheses, References, token_batch
 from .score import bleu_from_statistics
 from .statistics import SentenceStatistics
 
@@ -32,6 +33,12 @@ class BLEUScore(Metric):
         ignore_ids: ids dropped wherever they occur (PAD, BOS, EOS, ...).
         ref_length: ``"closest"`` (ties to the shorter) or ``"shortest"`` reference length.
         convention: ``"sacrebleu"`` (default) or ``"nltk"``.
+        compile: count each batch with ``torch.compile`` (``fullgraph=True, dynamic=False``): ``True``,
+            or a dict of further ``torch.compile`` options (``{"mode": "reduce-overhead"}`` for CUDA
+            graphs). Batches are padded to power-of-two widths and sizes, so a loop compiles a few
+            graphs (widths 5 to 300: 7), and the statistics equal eager ones exactly. It is meant for
+            accelerators, where it fuses the engine's many small kernels; on a CPU eager is faster
+            at realistic sizes (see the README).
         **metric_kwargs: passed to ``torchmetrics.Metric`` (``sync_on_compute``, ``process_group``, ...).
 
     States (int64, reduced with ``sum``): ``matches`` and ``totals`` ``(max_order,)``, the clipped
@@ -80,6 +87,7 @@ class BLEUScore(Metric):
         ignore_ids: Sequence[int] = (),
         ref_length: str = "closest",
         convention: str = "sacrebleu",
+        compile: bool | dict[str, Any] = False,
         **metric_kwargs: Any,
     ) -> None:
         for name in metric_kwargs:
@@ -97,6 +105,9 @@ class BLEUScore(Metric):
             convention=convention,
         )
         require_corpus_smoothing(self.config)
+        if not isinstance(compile, (bool, dict)):
+            raise TypeError(f"compile must be a bool or a dict of torch.compile options, got {type(compile).__name__}")
+        self.compile_options = ({} if compile is True else compile) if compile is not False else None
         orders = self.config.max_order
         self.add_state("matches", torch.zeros(orders, dtype=torch.int64), dist_reduce_fx="sum")
         self.add_state("totals", torch.zeros(orders, dtype=torch.int64), dist_reduce_fx="sum")
@@ -124,7 +135,11 @@ class BLEUScore(Metric):
             >>> metric.preds_len.item(), metric.totals.tolist()
             (4, [4, 3, 2, 1])
         """
-        stats = batch_statistics(preds, target, self.config)
+        batch = token_batch(preds, target)
+        if self.compile_options is None:
+            stats = count_statistics(batch, self.config)
+        else:
+            stats = compiled_counter(self.config, self.compile_options)(batch)
         if weight is not None:
             stats = weighted_statistics(stats, weight)
         self.matches += stats.matches.sum(0)
