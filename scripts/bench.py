@@ -19,7 +19,9 @@ Workloads:
 * ``rl``: per-sentence BLEU of a 256 x 1024 batch, as an RL reward;
 * ``update``: ``BLEUScore.update`` alone on a 256 x 1024 batch; on CUDA also checked to be free of
   host-device synchronization (``torch.cuda.set_sync_debug_mode("error")``);
-* ``memory``: torch-bleu's peak allocated memory in ``update`` against the number of tokens.
+* ``memory``: torch-bleu's peak allocated memory in ``update`` against the number of tokens;
+* ``threads`` (CPU): the ``wmt17`` workload for torch-bleu and sacrebleu with 1, 2 and all torch
+  threads, the machine idle and with one core kept busy by another process.
 
 Timings are wall-clock medians over ``--repeats`` rounds, contenders interleaved within each round so
 that they share whatever else the machine is doing; speed-ups are ratios of medians from one run.
@@ -56,7 +58,7 @@ import torch_bleu
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the benchmarks package beside this script
 
 from benchmarks.common import QUICK, cpu_name, workload_sizes
-from benchmarks.workloads import plot, run_grid, run_memory, run_rl, run_update_latency, run_wmt17
+from benchmarks.workloads import plot, run_grid, run_memory, run_rl, run_threads, run_update_latency, run_wmt17
 
 WMT_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17-en-de"
 __all__ = ["QUICK", "main"]
@@ -77,7 +79,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--skip",
         nargs="*",
         default=[],
-        choices=["wmt17", "grid", "rl", "update", "memory"],
+        choices=["wmt17", "grid", "rl", "update", "memory", "threads"],
         help="workloads to leave out",
     )
     args = parser.parse_args(argv)
@@ -107,7 +109,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             "sizes": asdict(workload_sizes(args)),
         }
     }
-    workloads = {"wmt17": run_wmt17, "grid": run_grid, "rl": run_rl, "update": run_update_latency, "memory": run_memory}
+    workloads = {
+        "wmt17": run_wmt17,
+        "grid": run_grid,
+        "rl": run_rl,
+        "update": run_update_latency,
+        "memory": run_memory,
+        "threads": run_threads,
+    }
     for name, run in workloads.items():
         if name not in args.skip:
             report[name] = run(args, device)

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import argparse
 import functools
-from collections.abc import Iterable
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -83,6 +88,53 @@ def run_wmt17(args: argparse.Namespace, device: torch.device) -> dict | None:
         "scores": scores,
         "table": table.rows,
     }
+
+
+@contextmanager
+def busy_cores(count: int) -> Iterator[None]:
+    """``count`` other processes spinning on the CPU while the block runs: a machine shared with other work."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        time.sleep(0.5)  # let them start
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+
+
+def run_threads(args: argparse.Namespace, device: torch.device) -> list[dict] | None:
+    """WMT17 with torch-bleu and sacrebleu under each thread setting, machine idle and with one core busy."""
+    if device.type != "cpu" or not args.data.is_dir():
+        print("threads: skipped (CPU only, needs the WMT17 data)")
+        return None
+    sizes = workload_sizes(args)
+    corpus = load_wmt17(args.data, 128, device, sizes.wmt17_systems, sizes.wmt17_lines)
+    runs = {
+        name: (lambda contender=CORPUS_CONTENDERS[name]: [contender(batches) for batches in corpus.values()])
+        for name in ("sacrebleu", "torch-bleu")
+    }
+    threads_before = torch.get_num_threads()
+    settings = sorted({1, 2, os.cpu_count() or 1})
+    table = Table(
+        f"WMT17 en-de, {len(corpus)} systems, by torch thread setting and machine load (median of {args.repeats})",
+        ["torch threads", "other load", "torch-bleu s", "sacrebleu s", "torch-bleu is faster by"],
+    )
+    results = []
+    try:
+        for threads in settings:
+            torch.set_num_threads(threads)
+            for busy in (0, 1):
+                with busy_cores(busy):
+                    seconds, _ = time_interleaved(runs, args.repeats, device)
+                ours, theirs = median(seconds["torch-bleu"]), median(seconds["sacrebleu"])
+                load = "idle" if not busy else f"{busy} core busy"
+                results.append({"threads": threads, "busy_cores": busy, "torch_bleu": ours, "sacrebleu": theirs})
+                table.rows.append([threads, load, f"{ours:.3f}", f"{theirs:.3f}", f"{theirs / ours:.1f}x"])
+    finally:
+        torch.set_num_threads(threads_before)
+    table.print()
+    return results
 
 
 def _same_scores(name: str, scores: dict[str, object]) -> str:
