@@ -120,3 +120,40 @@ def test_compile_option_is_checked_and_a_compiled_metric_copies():
     copied = copy.deepcopy(metric)
     assert copied.compute().item() == metric.compute().item() == 1.0
     assert pickle.loads(pickle.dumps(metric)).compile_options == {"backend": "eager"}
+
+
+cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+
+
+@cuda
+@pytest.mark.parametrize("options", OPTIONS[:6], ids=lambda options: "-".join(f"{k}={v}" for k, v in options.items()))
+def test_sentence_bleu_compiles_with_inductor_on_cuda_and_equals_eager(options):
+    preds, target = (tensor.cuda() for tensor in batch(references=3))
+    compiled = torch.compile(sentence_bleu, fullgraph=True)
+    assert torch.equal(compiled(preds, target, **options), sentence_bleu(preds, target, **options))
+
+
+@cuda
+@pytest.mark.parametrize("compile_options", [True, {"mode": "reduce-overhead"}], ids=["default", "cuda-graphs"])
+def test_compiled_metric_on_cuda_equals_eager_without_host_syncs(compile_options):
+    eager = BLEUScore(ignore_ids=[0]).cuda()
+    compiled = BLEUScore(ignore_ids=[0], compile=compile_options).cuda()
+    generator = torch.Generator().manual_seed(1)
+    batches = [
+        (
+            torch.randint(0, 6, (16, width), generator=generator),
+            torch.randint(0, 6, (16, 1, width + 1), generator=generator),
+        )
+        for width in (5, 6, 20, 40, 41)
+    ]
+    for preds, target in batches:  # compiles (and records CUDA graphs) for each width bucket
+        compiled.update(preds.cuda(), target.cuda())
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        for preds, target in batches:
+            compiled.update(preds.cuda(), target.cuda())
+    finally:
+        torch.cuda.set_sync_debug_mode(0)
+    for preds, target in batches + batches:
+        eager.update(preds.cuda(), target.cuda())
+    assert all(torch.equal(getattr(eager, name), getattr(compiled, name)) for name in STATES)
