@@ -9,7 +9,10 @@ dropping special ids, joining ids into strings) is timed as part of it:
 * ``torchmetrics``: ``torchmetrics.text.BLEUScore`` on the same strings;
 * ``torch-bleu``: ``torch_bleu.BLEUScore.update`` on the tensors, ``compute`` at the end (and the
   same with ``convention="nltk"``, which must reproduce nltk's score); ``torch_bleu.corpus_bleu``
-  for the single batches of the grid.
+  for the single batches of the grid;
+* ``tensorbleu``, when installed (``pip install rxlm --no-deps``): TensorBLEU's
+  ``tensor_corpus_bleu`` (wmt17) and ``tensor_sentence_bleu`` (rl) on the same tensors, BOS and EOS
+  turned into PAD first (it ignores a single pad id).
 
 Workloads:
 

@@ -262,7 +262,8 @@ def test_bench_quick_runs_and_scores_agree(tmp_path):
     assert {"grid", "rl"} <= set(result)
     for row in (result.get("wmt17") or {}).get("table", []):  # None when ../shared is absent
         assert not row[-1].startswith("NO"), row
-    assert all(difference <= 1e-9 for difference in result["rl"]["max_score_difference"].values())
+    for name, difference in result["rl"]["max_score_difference"].items():
+        assert difference <= (1e-6 if name == "tensorbleu" else 1e-9), name  # TensorBLEU computes in float32
 
 
 def test_cpu_counting_runs_on_cpu_threads_and_restores_the_setting(monkeypatch):

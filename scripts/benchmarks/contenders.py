@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterable
 from typing import Callable
 
+import torch
+import torch.nn.functional as F
 from torch import Tensor
 
 import torch_bleu
 
-from .common import SPECIAL_IDS, Batch
+from .common import BOS, EOS, PAD, SPECIAL_IDS, Batch
 
 
 def strip_special(row: list[int]) -> list[int]:
@@ -73,13 +76,44 @@ def torch_bleu_corpus(batches: Iterable[Batch], **options: object) -> float:
     return float(metric.compute())
 
 
+def tensorbleu_available() -> bool:
+    """Whether TensorBLEU (``pip install rxlm --no-deps``) can run as an optional contender."""
+    return importlib.util.find_spec("rxlm") is not None
+
+
+def tensorbleu_inputs(preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    """TensorBLEU ignores a single pad id: BOS and EOS become PAD, and references get their reference axis."""
+    special = torch.tensor([BOS, EOS], device=preds.device)
+    preds = torch.where(torch.isin(preds, special), PAD, preds)
+    target = torch.where(torch.isin(target, special), PAD, target)
+    return preds, target if target.dim() == 3 else target.unsqueeze(1)
+
+
+def tensorbleu_corpus(batches: Iterable[Batch]) -> float:
+    """TensorBLEU's ``tensor_corpus_bleu`` on the whole corpus at once (it returns a score, not statistics to
+    add up), its batches padded to one width; sacrebleu's default ``exp`` smoothing."""
+    from rxlm.metrics.tensorbleu import tensor_corpus_bleu
+
+    pairs = [tensorbleu_inputs(preds, target) for preds, target in batches]
+    hyp_width = max(preds.shape[1] for preds, _ in pairs)
+    ref_width = max(target.shape[2] for _, target in pairs)
+    preds = torch.cat([F.pad(preds, (0, hyp_width - preds.shape[1]), value=PAD) for preds, _ in pairs])
+    target = torch.cat([F.pad(target, (0, ref_width - target.shape[2]), value=PAD) for _, target in pairs])
+    return float(tensor_corpus_bleu(preds, target, pad_token_id=PAD, smoothing_method="exp"))
+
+
 CORPUS_CONTENDERS: dict[str, Callable[[Iterable[Batch]], float]] = {
     "nltk": nltk_corpus,
     "sacrebleu": sacrebleu_corpus,
     "torchmetrics": torchmetrics_corpus,
     "torch-bleu": torch_bleu_corpus,
     "torch-bleu (nltk convention)": lambda batches: torch_bleu_corpus(batches, convention="nltk"),
+    "tensorbleu": tensorbleu_corpus,
 }
 #: Which reference implementation each torch-bleu flavour must reproduce, and how closely.
-SAME_SCORE_AS = {"torch-bleu": ("sacrebleu", 1e-9), "torch-bleu (nltk convention)": ("nltk", 1e-9)}
-TORCHMETRICS_TOLERANCE = 1e-6  # torchmetrics computes in float32
+SAME_SCORE_AS = {
+    "torch-bleu": ("sacrebleu", 1e-9),
+    "torch-bleu (nltk convention)": ("nltk", 1e-9),
+    "tensorbleu": ("sacrebleu", 1e-6),  # it computes in float32
+}
+FLOAT32_TOLERANCE = 1e-6  # torchmetrics and TensorBLEU compute in float32

@@ -22,10 +22,12 @@ import torch_bleu
 from .common import CONTENDERS, SPECIAL_IDS, Batch, cpu_name, workload_sizes
 from .contenders import (
     CORPUS_CONTENDERS,
+    FLOAT32_TOLERANCE,
     SAME_SCORE_AS,
-    TORCHMETRICS_TOLERANCE,
     as_text,
     strip_special,
+    tensorbleu_available,
+    tensorbleu_inputs,
 )
 from .data import kept_tokens, load_wmt17, synthetic_batch
 from .timing import median, time_interleaved
@@ -61,7 +63,8 @@ def run_wmt17(args: argparse.Namespace, device: torch.device) -> dict | None:
     def whole_corpus(contender: Callable[[Iterable[Batch]], float]) -> Callable[[], list[float]]:
         return lambda: [contender(batches) for batches in corpus.values()]  # one corpus score per system
 
-    runs = {name: whole_corpus(CORPUS_CONTENDERS[name]) for name in CONTENDERS}
+    contenders = [*CONTENDERS, *(["tensorbleu"] if tensorbleu_available() else [])]
+    runs = {name: whole_corpus(CORPUS_CONTENDERS[name]) for name in contenders}
     seconds, scores = time_interleaved(runs, args.repeats, device)
     ours = median(seconds["torch-bleu"])
     table = Table(
@@ -69,7 +72,7 @@ def run_wmt17(args: argparse.Namespace, device: torch.device) -> dict | None:
         f"({device.type}, {torch.get_num_threads()} threads, median of {args.repeats})",
         ["contender", "seconds", "sentences/s", "torch-bleu is faster by", "same scores"],
     )
-    for name in CONTENDERS:
+    for name in contenders:
         table.rows.append(
             [
                 name,
@@ -142,7 +145,7 @@ def _same_scores(name: str, scores: dict[str, object]) -> str:
     if name in SAME_SCORE_AS:
         other, tolerance = SAME_SCORE_AS[name]
     elif name == "torchmetrics":
-        other, tolerance = "torch-bleu", TORCHMETRICS_TOLERANCE
+        other, tolerance = "torch-bleu", FLOAT32_TOLERANCE
     else:
         return "reference"
     worst = max(abs(a - b) for a, b in zip(scores[name], scores[other]))
@@ -238,14 +241,23 @@ def run_rl(args: argparse.Namespace, device: torch.device) -> dict:
         "sacrebleu": sacrebleu_rows,
         "nltk": nltk_rows,
     }
+    if tensorbleu_available():
+        from rxlm.metrics.tensorbleu import tensor_sentence_bleu
+
+        runs["tensorbleu"] = lambda: tensor_sentence_bleu(*tensorbleu_inputs(preds, target), smoothing_method="exp")
     seconds, scores = time_interleaved(runs, max(args.repeats, 3), device)
-    per_row = {name: median(seconds[name]) / (batch if name.startswith("torch-bleu") else sample) for name in runs}
+    whole_batch = ("torch-bleu", "tensorbleu")
+    per_row = {name: median(seconds[name]) / (batch if name.startswith(whole_batch) else sample) for name in runs}
     same = {
         "torch-bleu": max(abs(a - b) for a, b in zip(scores["torch-bleu"][:sample].tolist(), scores["sacrebleu"])),
         "torch-bleu (nltk convention)": max(
             abs(a - b) for a, b in zip(scores["torch-bleu (nltk convention)"][:sample].tolist(), scores["nltk"])
         ),
     }
+    if "tensorbleu" in runs:  # no effective order: short rows differ from sacrebleu's sentence_bleu
+        same["tensorbleu"] = max(
+            abs(a - b) for a, b in zip(scores["tensorbleu"][:sample].tolist(), scores["sacrebleu"])
+        )
     table = Table(
         f"Per-sentence BLEU of a {batch} x {width} batch ({device.type}; sacrebleu and nltk on {sample} rows)",
         ["contender", f"ms for {batch} rows", "torch-bleu is faster by", "max score difference"],
