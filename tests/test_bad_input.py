@@ -120,8 +120,10 @@ BAD_OPTIONS = [
     ({"smooth_method": "exp"}, TypeError, "smoothing"),
     ({"smooth": True}, TypeError, "add-k"),
     ({"smoothing_function": None}, TypeError, "convention='nltk'"),
-    ({"tokenize": "13a"}, TypeError, "token ids"),
-    ({"lowercase": True}, TypeError, "token ids"),
+    ({"tokenize": "spacy"}, ValueError, "sacrebleu's"),
+    ({"lowercase": True}, ValueError, "lowercase applies to text"),
+    ({"lowercase": 1, "tokenize": "13a"}, TypeError, "lowercase must be a bool"),
+    ({"tokenize": "13a", "ignore_ids": [0]}, ValueError, "ignore_ids apply to token ids"),
 ]
 
 

@@ -199,7 +199,7 @@ def test_empty_ragged_batch_is_a_no_op():
 GOOD_HYPS, GOOD_REFS = [[4, 5, 6]], [[[4, 5, 7]]]
 
 BAD_RAGGED = [
-    (["the cat"], GOOD_REFS, TypeError, r"preds\[0\] is a string: torch_bleu scores token ids"),
+    (["the cat"], GOOD_REFS, TypeError, r"preds\[0\] is a string: to score strings, pass tokenize="),
     ([{4, 5}], GOOD_REFS, TypeError, r"preds\[0\] must be a 1-D tensor or a list of int"),
     ([[4.0, 5.0]], GOOD_REFS, TypeError, "token ids must be ints, got float"),
     ([[True, 5]], GOOD_REFS, TypeError, "got bool"),

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, TypedDict
 
+from .text import TOKENIZERS
+
 SACREBLEU_SMOOTHING = ("none", "floor", "add-k", "exp")
 NLTK_SMOOTHING = tuple(f"method{i}" for i in range(8))
 CONVENTIONS = ("sacrebleu", "nltk")
@@ -40,10 +42,10 @@ FIVE_GRAM_METHODS = ("method5", "method7")
 SENTENCE_ONLY_METHODS = ("method5", "method6", "method7")
 
 
-#: What to do with text, for errors about options or input that only text has.
+#: What to do with text, for errors about input that holds text where ids are expected.
 TEXT_HINT = (
-    "torch_bleu scores token ids; map text to ids with your tokenizer first, or score text files with the "
-    "torch-bleu command line, which tokenizes as sacrebleu does"
+    "to score strings, pass tokenize='13a' (or another of sacrebleu's tokenizers), and torch_bleu tokenizes "
+    "them as sacrebleu does; or map text to ids with your own tokenizer first"
 )
 
 #: Option names of other BLEU libraries, each with what to pass here instead.
@@ -56,8 +58,6 @@ FOREIGN_OPTIONS = {
         "nltk's smoothing_function=SmoothingFunction().methodN is convention='nltk', smoothing='methodN' here"
     ),
     "auto_reweigh": "nltk's auto_reweigh is not supported; pass the weights of the orders you want",
-    "tokenize": TEXT_HINT,
-    "lowercase": TEXT_HINT,
 }
 
 
@@ -81,6 +81,10 @@ class BLEUConfig:
         ignore_ids: token ids (PAD, BOS, EOS, ...) dropped from every row before n-grams are formed.
         ref_length: ``"closest"`` reference length (ties go to the shorter one) or ``"shortest"``.
         convention: ``"sacrebleu"`` or ``"nltk"``; decides the per-sentence denominators and edge rules.
+        tokenize: ``None`` (the default) to score token ids; or the name of one of sacrebleu's
+            tokenizers (``"13a"``, ``"intl"``, ``"zh"``, ``"char"``, ``"none"``, and ``"ja-mecab"`` /
+            ``"ko-mecab"`` with sacrebleu's extras) to score strings, tokenized as sacrebleu does.
+        lowercase: lowercase strings before tokenizing them (sacrebleu's ``lowercase``); text only.
 
     Example:
         >>> BLEUConfig(max_order=2).weights
@@ -105,6 +109,8 @@ class BLEUConfig:
     ignore_ids: tuple[int, ...]
     ref_length: str
     convention: str
+    tokenize: str | None
+    lowercase: bool
 
     def __init__(
         self,
@@ -116,8 +122,11 @@ class BLEUConfig:
         ignore_ids: Sequence[int] = (),
         ref_length: str = "closest",
         convention: str = "sacrebleu",
+        tokenize: str | None = None,
+        lowercase: bool = False,
     ) -> None:
         resolved_order = _resolve_max_order(max_order, weights)
+        _check_text_options(tokenize, lowercase, ignore_ids)
         _check_choice("convention", convention, CONVENTIONS)
         _check_choice("ref_length", ref_length, REF_LENGTH_RULES)
         _check_choice("smoothing", smoothing, SACREBLEU_SMOOTHING + NLTK_SMOOTHING)
@@ -137,6 +146,8 @@ class BLEUConfig:
             "ignore_ids": _check_ignore_ids(ignore_ids),
             "ref_length": ref_length,
             "convention": convention,
+            "tokenize": tokenize,
+            "lowercase": lowercase,
         }
         for name, value in checked.items():
             object.__setattr__(self, name, value)
@@ -182,6 +193,8 @@ class BLEUOptions(TypedDict, total=False):
     ignore_ids: Sequence[int]
     ref_length: str
     convention: str
+    tokenize: str | None
+    lowercase: bool
 
 
 def unknown_option(name: str) -> TypeError:
@@ -313,3 +326,14 @@ def _check_ignore_ids(ignore_ids: object) -> tuple[int, ...]:
             raise ValueError(f"ignore_ids must fit in int64, got {value}")
         checked.append(value)
     return tuple(sorted(set(checked)))
+
+
+def _check_text_options(tokenize: object, lowercase: object, ignore_ids: object) -> None:
+    if tokenize is not None and tokenize not in TOKENIZERS:
+        raise ValueError(f"tokenize must be None (token ids) or one of sacrebleu's {TOKENIZERS}, got {tokenize!r}")
+    if not isinstance(lowercase, bool):
+        raise TypeError(f"lowercase must be a bool, got {type(lowercase).__name__}")
+    if lowercase and tokenize is None:
+        raise ValueError("lowercase applies to text: pass tokenize='13a' (or another tokenizer) with it")
+    if tokenize is not None and ignore_ids:
+        raise ValueError("ignore_ids apply to token ids; strings scored with tokenize= have none to ignore")

@@ -16,7 +16,7 @@ from torch import Tensor
 
 from .config import BLEUConfig, BLEUOptions, config_from_options, require_corpus_smoothing
 from .engine import clipped_matches, stack_rows
-from .inputs import Hypotheses, References, TokenBatch, checked_ref_present, token_batch
+from .inputs import Hypotheses, References, TokenBatch, checked_ref_present, input_batch, token_batch
 from .score import bleu_from_statistics
 from .statistics import SentenceStatistics, assemble_statistics
 
@@ -96,7 +96,7 @@ def batch_statistics(preds: Hypotheses, target: References, config: BLEUConfig) 
         >>> stats.matches.tolist(), stats.totals.tolist()
         ([[2, 1, 0, 0]], [[3, 2, 1, 0]])
     """
-    return count_statistics(token_batch(preds, target), config)
+    return count_statistics(input_batch(preds, target, config), config)
 
 
 def corpus_bleu(preds: Hypotheses, target: References, **options: Unpack[BLEUOptions]) -> Tensor:

@@ -26,7 +26,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from .config import TEXT_HINT
+from .config import TEXT_HINT, BLEUConfig
+from .text import Vocabulary, load_tokenizer
 
 #: One row of token ids: a 1-D integer tensor or array, or a sequence of ints.
 TokenIds = Union[Tensor, np.ndarray, Sequence[int]]
@@ -281,7 +282,17 @@ def _ragged_batch(preds: Any, target: Any) -> TokenBatch:
         row_lengths = [[length] + [width] * num_refs for length in pred_lengths]
         return TokenBatch(padded_preds, padded_target, None, _lengths_tensor(row_lengths, batch, num_refs, device))
 
-    counts = [len(refs) for refs in references]
+    return _with_ragged_references(
+        padded_preds, pred_lengths, ref_tokens, ref_lengths, [len(refs) for refs in references]
+    )
+
+
+def _with_ragged_references(
+    padded_preds: Tensor, pred_lengths: list[int], ref_tokens: Tensor, ref_lengths: list[int], counts: list[int]
+) -> TokenBatch:
+    """The batch of padded hypotheses and ragged references (concatenated in ``ref_tokens``), ``counts[i]`` of them
+    for hypothesis ``i``."""
+    batch, device = len(counts), padded_preds.device
     num_refs = max(counts, default=0)
     slots = [sentence * num_refs + index for sentence, count in enumerate(counts) for index in range(count)]
     shape = (batch, num_refs, max(ref_lengths, default=0))
@@ -292,6 +303,66 @@ def _ragged_batch(preds: Any, target: Any) -> TokenBatch:
         lengths_by_slot[slot] = length
     row_lengths = [[pred_lengths[row], *lengths_by_slot[row * num_refs : (row + 1) * num_refs]] for row in range(batch)]
     return TokenBatch(padded_preds, padded_target, ref_present, _lengths_tensor(row_lengths, batch, num_refs, device))
+
+
+def input_batch(preds: Any, target: Any, config: BLEUConfig, device: torch.device | None = None) -> TokenBatch:
+    """The batch to count: token ids checked by :func:`token_batch`, or, when ``config.tokenize`` names a
+    tokenizer, strings tokenized by :func:`text_batch` (on ``device``, CPU by default)."""
+    if config.tokenize is None:
+        return token_batch(preds, target)
+    return text_batch(preds, target, config.tokenize, config.lowercase, device)
+
+
+def _strings(values: object, name: str) -> list[str]:
+    if isinstance(values, str) or not isinstance(values, SEQUENCES):
+        raise TypeError(f"{name} must be a list of strings when tokenize= is given, got {type(values).__name__}")
+    for index, value in enumerate(values):
+        if not isinstance(value, str):
+            raise TypeError(
+                f"{name}[{index}] must be a string when tokenize= is given, got {type(value).__name__} "
+                "(for token ids, leave tokenize=None)"
+            )
+    return list(values)
+
+
+def text_batch(
+    preds: object, target: object, tokenize: str, lowercase: bool = False, device: torch.device | None = None
+) -> TokenBatch:
+    """Strings tokenized by sacrebleu's tokenizer ``tokenize``, their words numbered, as a batch of ids.
+
+    ``preds`` is a list of strings; ``target`` a list with, per hypothesis, its reference string or a
+    list of its references (as torchmetrics' ``SacreBLEUScore`` and Hugging Face's ``sacrebleu`` take them).
+    Words get ids in order of appearance within the batch, which is all counting needs.
+
+    Example:
+        >>> batch = text_batch(["The cat sat."], [["The cat sat.", "A cat sat!"]], tokenize="13a")
+        >>> batch.preds.tolist(), batch.target.tolist()
+        ([[0, 1, 2, 3]], [[[0, 1, 2, 3], [4, 1, 2, 5]]])
+    """
+    hypotheses = _strings(preds, "preds")
+    if isinstance(target, str) or not isinstance(target, SEQUENCES):
+        raise TypeError(f"target must be a list of strings or of lists of strings, got {type(target).__name__}")
+    references = [
+        [entry] if isinstance(entry, str) else _strings(entry, f"target[{index}]") for index, entry in enumerate(target)
+    ]
+    if len(hypotheses) != len(references):
+        raise ValueError(f"preds and target batch sizes differ: {len(hypotheses)} != {len(references)}")
+    if any(not refs for refs in references):
+        raise ValueError("every hypothesis needs at least one reference (it may be empty: [''])")
+    words = load_tokenizer(tokenize, lowercase)
+    vocabulary = Vocabulary()
+    hyp_ids = vocabulary.encode(map(words, hypotheses))
+    ref_ids = vocabulary.encode(words(ref) for refs in references for ref in refs)
+    device = device or torch.device("cpu")
+    pred_lengths = hyp_ids.lengths.tolist()
+    preds_shape = (len(hypotheses), max(pred_lengths, default=0))
+    padded_preds = _pad_rows(
+        torch.from_numpy(hyp_ids.ids).to(device), pred_lengths, list(range(len(hypotheses))), preds_shape
+    )
+    ref_tokens = torch.from_numpy(ref_ids.ids).to(device)
+    return _with_ragged_references(
+        padded_preds, pred_lengths, ref_tokens, ref_ids.lengths.tolist(), [len(refs) for refs in references]
+    )
 
 
 def checked_ref_present(ref_present: object, batch: TokenBatch) -> Tensor:

@@ -12,9 +12,10 @@ from torchmetrics import Metric
 from .compiled import compiled_counter
 from .config import CONVENTIONS, FOREIGN_OPTIONS, REF_LENGTH_RULES, BLEUConfig, require_corpus_smoothing, unknown_option
 from .functional import count_statistics
-from .inputs import Hypotheses, References, token_batch
+from .inputs import Hypotheses, References, input_batch
 from .score import bleu_from_statistics
 from .statistics import SentenceStatistics
+from .text import TOKENIZERS
 
 
 class BLEUScore(Metric):
@@ -33,6 +34,10 @@ class BLEUScore(Metric):
         ignore_ids: ids dropped wherever they occur (PAD, BOS, EOS, ...).
         ref_length: ``"closest"`` (ties to the shorter) or ``"shortest"`` reference length.
         convention: ``"sacrebleu"`` (default) or ``"nltk"``.
+        tokenize: score strings, tokenized by this sacrebleu tokenizer (``"13a"``, ``"intl"``, ...);
+            ``update`` then takes ``preds`` as a list of strings and ``target`` as a list of strings
+            or of lists of strings (each hypothesis's references). ``None``: token ids.
+        lowercase: lowercase strings before tokenizing them (text only).
         compile: count each batch with ``torch.compile`` (``fullgraph=True, dynamic=False``): ``True``,
             or a dict of further ``torch.compile`` options (``{"mode": "reduce-overhead"}`` for CUDA
             graphs). Batches are padded to power-of-two widths and sizes, so a loop compiles a few
@@ -87,6 +92,8 @@ class BLEUScore(Metric):
         ignore_ids: Sequence[int] = (),
         ref_length: str = "closest",
         convention: str = "sacrebleu",
+        tokenize: str | None = None,
+        lowercase: bool = False,
         compile: bool | dict[str, Any] = False,
         **metric_kwargs: Any,
     ) -> None:
@@ -103,6 +110,8 @@ class BLEUScore(Metric):
             ignore_ids=ignore_ids,
             ref_length=ref_length,
             convention=convention,
+            tokenize=tokenize,
+            lowercase=lowercase,
         )
         require_corpus_smoothing(self.config)
         if not isinstance(compile, (bool, dict)):
@@ -117,7 +126,8 @@ class BLEUScore(Metric):
         self.add_state("counted_with", counting_fingerprint(self.config), dist_reduce_fx="max")
 
     def update(self, preds: Hypotheses, target: References, weight: Tensor | None = None) -> None:
-        """Add the statistics of a padded batch: ``preds`` ``(B, Lp)``, ``target`` ``(B, Lt)`` or ``(B, R, Lt)``.
+        """Add the statistics of a padded batch: ``preds`` ``(B, Lp)``, ``target`` ``(B, Lt)`` or ``(B, R, Lt)``
+        (or ragged lists of ids; or, with ``tokenize=``, strings).
 
         ``weight`` is an optional ``(B,)`` bool or integer tensor on the batch's device saying how many
         times each row counts: ``False`` (or 0) leaves a row out, e.g. a sample that ``DistributedSampler``
@@ -135,7 +145,7 @@ class BLEUScore(Metric):
             >>> metric.preds_len.item(), metric.totals.tolist()
             (4, [4, 3, 2, 1])
         """
-        batch = token_batch(preds, target)
+        batch = input_batch(preds, target, self.config, self.device)
         if self.compile_options is None:
             stats = count_statistics(batch, self.config)
         else:
@@ -261,10 +271,11 @@ def counting_options(config: BLEUConfig) -> tuple[Any, ...]:
     """The options that decide the statistics, as opposed to how they are scored.
 
     Example:
-        >>> counting_options(BLEUConfig(smoothing="exp", ignore_ids=[0]))
-        (('max_order', 4), ('ignore_ids', (0,)), ('ref_length', 'closest'), ('convention', 'sacrebleu'))
+        >>> [name for name, _ in counting_options(BLEUConfig(smoothing="exp"))]  # smoothing is scoring
+        ['max_order', 'ignore_ids', 'ref_length', 'convention', 'tokenize', 'lowercase']
     """
-    return tuple((name, getattr(config, name)) for name in ("max_order", "ignore_ids", "ref_length", "convention"))
+    names = ("max_order", "ignore_ids", "ref_length", "convention", "tokenize", "lowercase")
+    return tuple((name, getattr(config, name)) for name in names)
 
 
 def counting_fingerprint(config: BLEUConfig) -> Tensor:
@@ -276,7 +287,13 @@ def counting_fingerprint(config: BLEUConfig) -> Tensor:
         >>> counting_fingerprint(BLEUConfig(convention="nltk", ignore_ids=[0, 2])).tolist()
         [1, 0, 0, 2]
     """
-    codes = [CONVENTIONS.index(config.convention), REF_LENGTH_RULES.index(config.ref_length)]
+    # text input folds the tokenizer into the first code and lowercasing into the second, so that id
+    # metrics keep the codes (and checkpoints) they always had
+    tokenizer = 0 if config.tokenize is None else 1 + TOKENIZERS.index(config.tokenize)
+    codes = [
+        CONVENTIONS.index(config.convention) + len(CONVENTIONS) * tokenizer,
+        REF_LENGTH_RULES.index(config.ref_length) + len(REF_LENGTH_RULES) * config.lowercase,
+    ]
     return torch.tensor(codes + list(config.ignore_ids), dtype=torch.int64)
 
 
