@@ -133,3 +133,11 @@ def test_bad_text_input_is_rejected_and_states_kept(preds, target, error, messag
 def test_strings_without_tokenize_say_how_to_score_them():
     with pytest.raises(TypeError, match="tokenize='13a'"):
         corpus_bleu(["the cat"], [["the cat"]])
+
+
+def test_sentence_statistics_of_strings_are_sacrebleus():
+    from torch_bleu import sentence_statistics
+
+    stats = sentence_statistics(["The cat sat."], [["The cat sat!"]], tokenize="13a")
+    theirs = BLEU().corpus_score(["The cat sat."], [["The cat sat!"]])
+    assert stats.matches.tolist() == [theirs.counts] and stats.totals.tolist() == [theirs.totals]

@@ -16,7 +16,7 @@ from torch import Tensor
 
 from .config import BLEUConfig, BLEUOptions, config_from_options, require_corpus_smoothing
 from .engine import clipped_matches, stack_rows
-from .inputs import Hypotheses, References, TokenBatch, checked_ref_present, input_batch, token_batch
+from .inputs import Hypotheses, References, TokenBatch, checked_ref_present, input_batch
 from .score import bleu_from_statistics
 from .statistics import SentenceStatistics, assemble_statistics
 
@@ -28,6 +28,7 @@ def count_statistics(batch: TokenBatch, config: BLEUConfig, algorithm: str = "au
     """The statistics of a validated batch, over ``config.statistics_order`` orders.
 
     Example:
+        >>> from torch_bleu.inputs import token_batch
         >>> batch = token_batch(torch.tensor([[5, 6, 7, 0]]), torch.tensor([[5, 6, 8, 0]]))
         >>> count_statistics(batch, BLEUConfig(ignore_ids=[0])).matches.tolist()
         [[2, 1, 0, 0]]
@@ -47,6 +48,8 @@ def sentence_statistics(
     convention: str = "sacrebleu",
     ref_present: Tensor | None = None,
     algorithm: str = "auto",
+    tokenize: str | None = None,
+    lowercase: bool = False,
 ) -> SentenceStatistics:
     """BLEU sufficient statistics of each sentence of a batch.
 
@@ -68,6 +71,8 @@ def sentence_statistics(
             ``target`` says which references exist by itself.)
         algorithm: how to count n-grams, ``"auto"`` (chosen from the shapes), ``"sorted"`` or
             ``"pairwise"`` (see :mod:`torch_bleu.engine`); all give the same statistics.
+        tokenize, lowercase: score strings, tokenized by this sacrebleu tokenizer (see
+            :class:`~torch_bleu.config.BLEUConfig`).
 
     Example:
         >>> hyp = torch.tensor([[1, 2, 3, 4]])
@@ -76,8 +81,15 @@ def sentence_statistics(
         >>> stats.matches.tolist(), stats.totals.tolist(), stats.preds_len.tolist(), stats.target_len.tolist()
         ([[3, 2, 1, 0]], [[4, 3, 2, 1]], [4], [4])
     """
-    config = BLEUConfig(max_order=max_order, ignore_ids=ignore_ids, ref_length=ref_length, convention=convention)
-    batch = token_batch(preds, target)
+    config = BLEUConfig(
+        max_order=max_order,
+        ignore_ids=ignore_ids,
+        ref_length=ref_length,
+        convention=convention,
+        tokenize=tokenize,
+        lowercase=lowercase,
+    )
+    batch = input_batch(preds, target, config)
     if ref_present is not None:
         batch = batch._replace(ref_present=checked_ref_present(ref_present, batch))
     return count_statistics(batch, config, algorithm)
