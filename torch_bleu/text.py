@@ -56,7 +56,7 @@ def load_tokenizer(name: str, lowercase: bool = False) -> Callable[[str], list[s
     try:
         from sacrebleu.metrics.bleu import BLEU
     except ImportError as error:  # pragma: no cover - depends on the installation
-        raise InputError("the command line needs sacrebleu (the 'text' extra): pip install sacrebleu") from error
+        raise InputError("tokenizing text needs sacrebleu: pip install 'torch-bleu[text]'") from error
     if name not in TOKENIZERS:
         raise InputError(f"unknown tokenizer {name!r}; choose one of {', '.join(TOKENIZERS)}")
     try:
