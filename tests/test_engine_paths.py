@@ -267,7 +267,7 @@ def test_bench_quick_runs_and_scores_agree(tmp_path):
 
 
 def test_cpu_counting_runs_on_cpu_threads_and_restores_the_setting(monkeypatch):
-    """On CPU tensors the engine counts with ``engine.CPU_THREADS`` threads and gives the setting back."""
+    """Small CPU batches count with ``engine.CPU_THREADS`` threads, which are given back afterwards."""
     seen = []
 
     def recording(rows, max_order):
@@ -281,8 +281,11 @@ def test_cpu_counting_runs_on_cpu_threads_and_restores_the_setting(monkeypatch):
     try:
         assert clipped_matches(rows, 4, "sorted").tolist() == [[[4, 2, 1, 0]]]
         assert seen == [1] and torch.get_num_threads() == 2
+        monkeypatch.setattr(engine, "FEW_THREADS_MAX_SLOTS", 8)  # a large batch keeps torch's threads
+        clipped_matches(rows, 4, "sorted")
+        monkeypatch.setattr(engine, "FEW_THREADS_MAX_SLOTS", 2**16)
         monkeypatch.setattr(engine, "CPU_THREADS", None)  # leave torch's setting alone
         clipped_matches(rows, 4, "sorted")
-        assert seen == [1, 2]
+        assert seen == [1, 2, 2]
     finally:
         torch.set_num_threads(before)
