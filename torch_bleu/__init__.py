@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from .config import BLEUConfig
 
 if TYPE_CHECKING:
+    from .detokenize.detokenizer import Detokenizer
     from .functional import corpus_bleu, sentence_bleu, sentence_statistics
     from .metric import BLEUScore
     from .score import bleu_from_statistics
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BLEUConfig",
     "BLEUScore",
+    "Detokenizer",
     "SentenceStatistics",
     "bleu_from_statistics",
     "corpus_bleu",
@@ -33,6 +35,7 @@ __version__ = "0.1.0"
 # counts with NumPy on a CPU, starts without importing PyTorch (about a second) or torchmetrics.
 _LAZY_MODULES = {
     "BLEUScore": "metric",
+    "Detokenizer": "detokenize.detokenizer",
     "SentenceStatistics": "statistics",
     "bleu_from_statistics": "score",
     "corpus_bleu": "functional",

@@ -11,9 +11,12 @@ import numbers
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from .text import TOKENIZERS
+
+if TYPE_CHECKING:
+    from .detokenize.detokenizer import Detokenizer
 
 SACREBLEU_SMOOTHING = ("none", "floor", "add-k", "exp")
 NLTK_SMOOTHING = tuple(f"method{i}" for i in range(8))
@@ -85,6 +88,10 @@ class BLEUConfig:
             tokenizers (``"13a"``, ``"intl"``, ``"zh"``, ``"char"``, ``"none"``, and ``"ja-mecab"`` /
             ``"ko-mecab"`` with sacrebleu's extras) to score strings, tokenized as sacrebleu does.
         lowercase: lowercase strings before tokenizing them (sacrebleu's ``lowercase``); text only.
+        detokenizer: a :class:`~torch_bleu.Detokenizer` to score rows of subword ids as sacrebleu scores
+            their decoded text, on the device; ``tokenize`` is then ``"13a"`` (the default), ``"none"``
+            or ``"char"``, and ``ignore_ids`` are dropped before decoding. References may be ids or
+            the original strings.
 
     Example:
         >>> BLEUConfig(max_order=2).weights
@@ -111,6 +118,7 @@ class BLEUConfig:
     convention: str
     tokenize: str | None
     lowercase: bool
+    detokenizer: Detokenizer | None
 
     def __init__(
         self,
@@ -124,9 +132,13 @@ class BLEUConfig:
         convention: str = "sacrebleu",
         tokenize: str | None = None,
         lowercase: bool = False,
+        detokenizer: Detokenizer | None = None,
     ) -> None:
         resolved_order = _resolve_max_order(max_order, weights)
-        _check_text_options(tokenize, lowercase, ignore_ids)
+        if detokenizer is None:
+            _check_text_options(tokenize, lowercase, ignore_ids)
+        else:
+            tokenize = _check_detokenizer_options(detokenizer, tokenize, lowercase)
         _check_choice("convention", convention, CONVENTIONS)
         _check_choice("ref_length", ref_length, REF_LENGTH_RULES)
         _check_choice("smoothing", smoothing, SACREBLEU_SMOOTHING + NLTK_SMOOTHING)
@@ -148,6 +160,7 @@ class BLEUConfig:
             "convention": convention,
             "tokenize": tokenize,
             "lowercase": lowercase,
+            "detokenizer": detokenizer,
         }
         for name, value in checked.items():
             object.__setattr__(self, name, value)
@@ -195,6 +208,7 @@ class BLEUOptions(TypedDict, total=False):
     convention: str
     tokenize: str | None
     lowercase: bool
+    detokenizer: Detokenizer | None
 
 
 def unknown_option(name: str) -> TypeError:
@@ -337,3 +351,31 @@ def _check_text_options(tokenize: object, lowercase: object, ignore_ids: object)
         raise ValueError("lowercase applies to text: pass tokenize='13a' (or another tokenizer) with it")
     if tokenize is not None and ignore_ids:
         raise ValueError("ignore_ids apply to token ids; strings scored with tokenize= have none to ignore")
+
+
+#: The tokenizers that are reproduced on decoded ids (sacrebleu's others score strings only).
+TOKENIZERS_ON_IDS = ("13a", "none", "char")
+
+
+def _check_detokenizer_options(detokenizer: object, tokenize: object, lowercase: object) -> str:
+    """The tokenizer to use on decoded ids (``"13a"`` by default), refusing what is not exact on ids."""
+    from .detokenize.detokenizer import TEXT_INPUT_HINT, Detokenizer
+
+    if not isinstance(detokenizer, Detokenizer):
+        raise TypeError(
+            "detokenizer must be a torch_bleu.Detokenizer (Detokenizer.from_sentencepiece or from_huggingface), "
+            f"got {type(detokenizer).__name__}"
+        )
+    if tokenize is None:
+        tokenize = "13a"
+    if tokenize not in TOKENIZERS_ON_IDS:
+        raise ValueError(
+            f"tokenize={tokenize!r} is not reproduced on decoded ids (only {', '.join(TOKENIZERS_ON_IDS)}): "
+            + TEXT_INPUT_HINT
+        )
+    if lowercase is not False:
+        raise ValueError(
+            "lowercase=True is not computed on ids (lowercasing is Unicode case mapping, not a byte rule): "
+            + TEXT_INPUT_HINT
+        )
+    return str(tokenize)

@@ -15,6 +15,7 @@ import torch  # noqa: F401  (the doctests use it)
 from torch import Tensor
 
 from .config import BLEUConfig, BLEUOptions, config_from_options, require_corpus_smoothing
+from .detokenize.pipeline import detokenized_rows
 from .engine import clipped_matches, stack_rows
 from .inputs import Hypotheses, References, TokenBatch, checked_ref_present, input_batch
 from .score import bleu_from_statistics
@@ -22,6 +23,8 @@ from .statistics import SentenceStatistics, assemble_statistics
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+    from .detokenize.detokenizer import Detokenizer
 
 
 def count_statistics(batch: TokenBatch, config: BLEUConfig, algorithm: str = "auto") -> SentenceStatistics:
@@ -34,9 +37,11 @@ def count_statistics(batch: TokenBatch, config: BLEUConfig, algorithm: str = "au
         [[2, 1, 0, 0]]
     """
     rows = stack_rows(batch.preds, batch.target, config.ignore_ids, batch.ref_present, batch.row_lengths)
+    present = batch.references_present(rows.lengths[:, 1:])  # decided on the ids, before any decoding
+    if config.detokenizer is not None:
+        rows = detokenized_rows(rows, batch.reference_chars, config)
     matches = clipped_matches(rows, config.statistics_order, algorithm)[:, 0]
-    preds_len, ref_len = rows.lengths[:, 0], rows.lengths[:, 1:]
-    return assemble_statistics(matches, preds_len, ref_len, batch.references_present(ref_len), config)
+    return assemble_statistics(matches, rows.lengths[:, 0], rows.lengths[:, 1:], present, config)
 
 
 def sentence_statistics(
@@ -50,6 +55,7 @@ def sentence_statistics(
     algorithm: str = "auto",
     tokenize: str | None = None,
     lowercase: bool = False,
+    detokenizer: Detokenizer | None = None,
 ) -> SentenceStatistics:
     """BLEU sufficient statistics of each sentence of a batch.
 
@@ -73,6 +79,8 @@ def sentence_statistics(
             ``"pairwise"`` (see :mod:`torch_bleu.engine`); all give the same statistics.
         tokenize, lowercase: score strings, tokenized by this sacrebleu tokenizer (see
             :class:`~torch_bleu.config.BLEUConfig`).
+        detokenizer: score subword ids as sacrebleu scores their decoded text (see
+            :class:`~torch_bleu.Detokenizer`).
 
     Example:
         >>> hyp = torch.tensor([[1, 2, 3, 4]])
@@ -88,6 +96,7 @@ def sentence_statistics(
         convention=convention,
         tokenize=tokenize,
         lowercase=lowercase,
+        detokenizer=detokenizer,
     )
     batch = input_batch(preds, target, config)
     if ref_present is not None:

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple, Union
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import Tensor
 
 from .config import TEXT_HINT, BLEUConfig
@@ -44,13 +45,15 @@ class TokenBatch(NamedTuple):
     ``ref_present`` ``(B, R)`` marks the real references when the input said so explicitly (ragged
     ``target``); ``None`` means "a reference row with no token left is absent". ``row_lengths``
     ``(B, 1 + R)`` are the lengths of the hypothesis and reference rows when some were ragged
-    (``None`` for padded tensors, whose rows span their width).
+    (``None`` for padded tensors, whose rows span their width). ``reference_chars`` ``(B, R, W)`` holds
+    the code points of references given as strings beside subword ids (``target`` then has width 0).
     """
 
     preds: Tensor
     target: Tensor
     ref_present: Tensor | None = None
     row_lengths: Tensor | None = None
+    reference_chars: Tensor | None = None
 
     def references_present(self, ref_len: Tensor) -> Tensor | None:
         """``(B, R)`` bool: the references that count, given their kept lengths ``ref_len`` ``(B, R)``.
@@ -306,11 +309,70 @@ def _with_ragged_references(
 
 
 def input_batch(preds: Any, target: Any, config: BLEUConfig, device: torch.device | None = None) -> TokenBatch:
-    """The batch to count: token ids checked by :func:`token_batch`, or, when ``config.tokenize`` names a
+    """The batch to count: token ids checked by :func:`token_batch`; with a detokenizer, subword ids and
+    references as ids or strings (:func:`subword_batch`); or, when ``config.tokenize`` names a
     tokenizer, strings tokenized by :func:`text_batch` (on ``device``, CPU by default)."""
+    if config.detokenizer is not None:
+        return subword_batch(preds, target)
     if config.tokenize is None:
         return token_batch(preds, target)
     return text_batch(preds, target, config.tokenize, config.lowercase, device)
+
+
+def _holds_strings(target: object) -> bool:
+    """Whether ``target`` is a list of reference strings (or of lists of them)."""
+    if not isinstance(target, SEQUENCES) or not target:
+        return False
+    first = target[0]
+    return isinstance(first, str) or (isinstance(first, SEQUENCES) and bool(first) and isinstance(first[0], str))
+
+
+def _reference_strings(target: object, batch: int) -> list[list[str]]:
+    """Per hypothesis, its list of reference strings (a lone string is a list of one)."""
+    if isinstance(target, str) or not isinstance(target, SEQUENCES):
+        raise TypeError(f"target must be a list of strings or of lists of strings, got {type(target).__name__}")
+    references = [
+        [entry] if isinstance(entry, str) else _strings(entry, f"target[{index}]") for index, entry in enumerate(target)
+    ]
+    if len(references) != batch:
+        raise ValueError(f"preds and target batch sizes differ: {batch} != {len(references)}")
+    if any(not refs for refs in references):
+        raise ValueError("every hypothesis needs at least one reference (it may be empty: [''])")
+    return references
+
+
+def subword_batch(preds: Any, target: Any) -> TokenBatch:
+    """Subword ids to decode: ``preds`` as :func:`token_batch` takes them, ``target`` ids too, or strings.
+
+    Reference strings (the original text, or what ``decode`` gave) become code points in
+    ``reference_chars`` on the hypotheses' device; ``target`` is then an empty ``(B, R, 0)`` tensor
+    and ``ref_present`` says how many references each hypothesis has.
+
+    Example:
+        >>> batch = subword_batch(torch.tensor([[5, 6]]), [["ab", "c"]])
+        >>> tuple(batch.target.shape), batch.ref_present.tolist(), batch.reference_chars.tolist()
+        ((1, 2, 0), [[True, True]], [[[97, 98], [99, -1]]])
+    """
+    if isinstance(preds, str) or (isinstance(preds, SEQUENCES) and preds and isinstance(preds[0], str)):
+        raise TypeError(
+            "preds holds strings; with a detokenizer, preds are subword ids (to score strings, leave detokenizer "
+            "out and pass tokenize=)"
+        )
+    if not _holds_strings(target):
+        return token_batch(preds, target)
+    from .detokenize.chars import rows_from_strings
+
+    batch = token_batch(preds, [[[]] for _ in range(len(preds))])
+    references = _reference_strings(target, batch.preds.shape[0])
+    counts = [len(refs) for refs in references]
+    num_refs, device = max(counts, default=1), batch.preds.device
+    flat = [refs[index] if index < len(refs) else "" for refs in references for index in range(num_refs)]
+    chars = rows_from_strings(flat, device).view(len(references), num_refs, -1)
+    ref_present = torch.arange(num_refs, device=device) < torch.tensor(counts, device=device).unsqueeze(-1)
+    target_ids = batch.preds.new_zeros((len(references), num_refs, 0))
+    assert batch.row_lengths is not None  # a ragged target gives the batch its row lengths
+    row_lengths = F.pad(batch.row_lengths[:, :1], (0, num_refs))  # the references hold no ids
+    return TokenBatch(batch.preds, target_ids, ref_present, row_lengths, chars)
 
 
 def _strings(values: object, name: str) -> list[str]:
@@ -340,15 +402,7 @@ def text_batch(
         ([[0, 1, 2, 3]], [[[0, 1, 2, 3], [4, 1, 2, 5]]])
     """
     hypotheses = _strings(preds, "preds")
-    if isinstance(target, str) or not isinstance(target, SEQUENCES):
-        raise TypeError(f"target must be a list of strings or of lists of strings, got {type(target).__name__}")
-    references = [
-        [entry] if isinstance(entry, str) else _strings(entry, f"target[{index}]") for index, entry in enumerate(target)
-    ]
-    if len(hypotheses) != len(references):
-        raise ValueError(f"preds and target batch sizes differ: {len(hypotheses)} != {len(references)}")
-    if any(not refs for refs in references):
-        raise ValueError("every hypothesis needs at least one reference (it may be empty: [''])")
+    references = _reference_strings(target, len(hypotheses))
     words = load_tokenizer(tokenize, lowercase)
     vocabulary = Vocabulary()
     hyp_ids = vocabulary.encode(map(words, hypotheses))

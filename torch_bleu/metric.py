@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import Tensor
@@ -13,6 +13,9 @@ from .compiled import compiled_counter
 from .config import CONVENTIONS, FOREIGN_OPTIONS, REF_LENGTH_RULES, BLEUConfig, require_corpus_smoothing, unknown_option
 from .functional import count_statistics
 from .inputs import Hypotheses, References, input_batch
+
+if TYPE_CHECKING:
+    from .detokenize.detokenizer import Detokenizer
 from .score import bleu_from_statistics
 from .statistics import SentenceStatistics
 from .text import TOKENIZERS
@@ -38,6 +41,9 @@ class BLEUScore(Metric):
             ``update`` then takes ``preds`` as a list of strings and ``target`` as a list of strings
             or of lists of strings (each hypothesis's references). ``None``: token ids.
         lowercase: lowercase strings before tokenizing them (text only).
+        detokenizer: a :class:`~torch_bleu.Detokenizer`: ``update`` then takes rows of subword ids
+            (``target``: ids, or the reference strings) and counts the words sacrebleu's ``tokenize``
+            (``"13a"`` by default) finds in their decoded text, on the device.
         compile: count each batch with ``torch.compile`` (``fullgraph=True, dynamic=False``): ``True``,
             or a dict of further ``torch.compile`` options (``{"mode": "reduce-overhead"}`` for CUDA
             graphs). Batches are padded to power-of-two widths and sizes, so a loop compiles a few
@@ -94,6 +100,7 @@ class BLEUScore(Metric):
         convention: str = "sacrebleu",
         tokenize: str | None = None,
         lowercase: bool = False,
+        detokenizer: Detokenizer | None = None,
         compile: bool | dict[str, Any] = False,
         **metric_kwargs: Any,
     ) -> None:
@@ -112,6 +119,7 @@ class BLEUScore(Metric):
             convention=convention,
             tokenize=tokenize,
             lowercase=lowercase,
+            detokenizer=detokenizer,
         )
         require_corpus_smoothing(self.config)
         if not isinstance(compile, (bool, dict)):
@@ -294,7 +302,10 @@ def counting_fingerprint(config: BLEUConfig) -> Tensor:
         CONVENTIONS.index(config.convention) + len(CONVENTIONS) * tokenizer,
         REF_LENGTH_RULES.index(config.ref_length) + len(REF_LENGTH_RULES) * config.lowercase,
     ]
-    return torch.tensor(codes + list(config.ignore_ids), dtype=torch.int64)
+    # decoded ids count the words of their text, as text input does: the ids dropped before decoding
+    # are no part of the counting
+    ignored = [] if config.detokenizer is not None else list(config.ignore_ids)
+    return torch.tensor(codes + ignored, dtype=torch.int64)
 
 
 def weighted_statistics(stats: SentenceStatistics, weight: object) -> SentenceStatistics:

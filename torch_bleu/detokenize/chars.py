@@ -1,0 +1,148 @@
+"""Rows of Unicode code points on the device: how decoded text is held between the steps.
+
+A batch of text is an int32 tensor ``(M, W)``: row ``m`` holds the code points of one string,
+packed to the front and followed by :data:`PAD`. Every step (decoding bytes, clean-up, sacrebleu's
+tokenizer) maps such rows to rows of the same width with operations whose shapes depend on the
+shapes alone, never on the text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from ..engine.rows import compact
+
+#: What fills a row past its last character.
+PAD = -1
+
+
+def rows_from_strings(strings: Sequence[str], device: torch.device, width: int | None = None) -> Tensor:
+    """The code points of ``strings`` as rows ``(len(strings), width)`` on ``device`` (``width``: the longest).
+
+    Example:
+        >>> rows_from_strings(["ab", "€"], torch.device("cpu")).tolist()
+        [[97, 98], [8364, -1]]
+    """
+    longest = max(map(len, strings), default=0)
+    width = longest if width is None else width
+    if longest > width:
+        raise ValueError(f"a string of {longest} characters does not fit rows of width {width}")
+    rows = np.full((len(strings), width), PAD, dtype=np.int32)
+    for row, string in zip(rows, strings):
+        row[: len(string)] = np.frombuffer(string.encode("utf-32-le", "surrogatepass"), dtype=np.int32)
+    return torch.from_numpy(rows).to(device)
+
+
+def strings_from_rows(rows: Tensor) -> list[str]:
+    """The strings held in ``rows`` (for tests and debugging; reads the device).
+
+    Example:
+        >>> strings_from_rows(torch.tensor([[104, 105, -1]], dtype=torch.int32))
+        ['hi']
+    """
+    return ["".join(map(chr, (code for code in row if code != PAD))) for row in rows.tolist()]
+
+
+def shifted(values: Tensor, offset: int, fill: int | bool) -> Tensor:
+    """``values[:, i + offset]`` at column ``i`` (``fill`` where that falls outside the row).
+
+    Example:
+        >>> shifted(torch.tensor([[1, 2, 3]]), 1, 0).tolist(), shifted(torch.tensor([[1, 2, 3]]), -1, 0).tolist()
+        ([[2, 3, 0]], [[0, 1, 2]])
+    """
+    width = values.shape[-1]
+    out = torch.full_like(values, fill)
+    if abs(offset) >= width:
+        return out
+    if offset >= 0:
+        out[..., : width - offset] = values[..., offset:]
+    else:
+        out[..., -offset:] = values[..., : width + offset]
+    return out
+
+
+def pack_kept(chars: Tensor, keep: Tensor) -> Tensor:
+    """The characters of ``chars`` where ``keep`` holds, packed to the front of rows of the same width.
+
+    Example:
+        >>> chars = torch.tensor([[97, 98, 99, -1]], dtype=torch.int32)
+        >>> pack_kept(chars, torch.tensor([[True, False, True, False]])).tolist()
+        [[97, 99, -1, -1]]
+    """
+    width = chars.shape[-1]
+    filler = torch.full((), PAD, dtype=chars.dtype, device=chars.device)
+    packed: Tensor = compact(chars, keep, filler, width + 1)
+    return packed[..., :width]
+
+
+def first_of_chains(starts: Tensor, stride: int) -> Tensor:
+    """Where ``starts`` holds and the start ``stride`` columns before was not itself taken.
+
+    A scan from the left that takes a start unless the one ``stride`` before was taken: chains of
+    starts ``stride`` apart alternate, taken, skipped, taken, ... This is how a left-to-right,
+    non-overlapping search (``str.replace``, ``re.sub``) picks among overlapping matches.
+
+    Example:
+        >>> first_of_chains(torch.tensor([[True, True, True, False, True]]), 1).tolist()
+        [[True, False, True, False, True]]
+    """
+    width = starts.shape[-1]
+    steps = -(-width // stride)
+    padded = torch.zeros((*starts.shape[:-1], steps * stride), dtype=torch.bool, device=starts.device)
+    padded[..., :width] = starts
+    lanes = padded.view(*starts.shape[:-1], steps, stride)  # column i is lane i % stride, step i // stride
+    step = torch.arange(steps, device=starts.device).unsqueeze(-1)
+    last_gap = torch.where(lanes, -1, step).cummax(dim=-2).values  # the last step without a start
+    taken: Tensor = lanes & ((step - last_gap) % 2 == 1)
+    return taken.flatten(-2)[..., :width]
+
+
+def replace_all(chars: Tensor, pattern: str, replacement: str) -> Tensor:
+    """``str.replace(pattern, replacement)`` on every row, for a ``replacement`` no longer than ``pattern``.
+
+    Matches are taken left to right without overlapping, as ``str.replace`` takes them; the
+    replacement is written where the match starts and the rest of the match is removed.
+
+    Example:
+        >>> rows = rows_from_strings(["a &amp;amp; b", " ' ' '"], torch.device("cpu"))
+        >>> strings_from_rows(replace_all(rows, "&amp;", "&")), strings_from_rows(replace_all(rows, " ' ", "'"))
+        (['a &amp; b', " ' ' '"], ['a &amp;amp; b', "'' '"])
+    """
+    if len(replacement) > len(pattern) or not pattern:
+        raise ValueError("replace_all shortens text: the replacement must be no longer than a non-empty pattern")
+    codes = [ord(char) for char in pattern]
+    match = chars == codes[0]
+    for offset, code in enumerate(codes[1:], 1):
+        match &= shifted(chars, offset, PAD) == code
+    overlap = _overlap_stride(pattern)
+    if overlap:
+        match = first_of_chains(match, overlap)
+    replaced, keep = chars, torch.ones_like(match)
+    for offset in range(len(pattern)):
+        inside = shifted(match, -offset, False)
+        if offset < len(replacement):
+            if replacement[offset] != pattern[offset]:
+                replaced = torch.where(inside, ord(replacement[offset]), replaced).to(chars.dtype)
+        else:
+            keep &= ~inside
+    if len(replacement) == len(pattern):
+        return replaced
+    return pack_kept(replaced, keep)
+
+
+def _overlap_stride(pattern: str) -> int:
+    """How far apart two overlapping matches of ``pattern`` can start (0: they never overlap).
+
+    :func:`first_of_chains` resolves chains of matches one stride apart, which covers a pattern
+    whose shortest self-overlap is at least half its length (``" ' "``: 2).
+    """
+    strides = [shift for shift in range(1, len(pattern)) if pattern[shift:] == pattern[: len(pattern) - shift]]
+    if not strides:
+        return 0
+    if 2 * strides[0] < len(pattern):
+        raise ValueError(f"pattern {pattern!r} overlaps itself more than once; replace_all cannot resolve it")
+    return strides[0]

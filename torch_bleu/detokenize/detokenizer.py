@@ -1,0 +1,274 @@
+"""What a subword vocabulary decodes to: one table of bytes per id, built once on the host.
+
+:class:`Detokenizer` holds, for every id of a SentencePiece model or a Hugging Face byte-level BPE
+tokenizer, the UTF-8 bytes its ``decode`` puts in the text, and the decoder's rules that act on the
+whole row (how ill-formed UTF-8 is replaced; transformers' clean-up of spaces). With it, rows of ids
+become text on the device (:mod:`~torch_bleu.detokenize.pipeline`) exactly as ``decode`` writes it.
+
+sentencepiece, tokenizers and transformers are optional: each is imported by the constructor that
+reads its objects.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from .utf8 import INVALID_UTF8_RULES
+
+#: SentencePiece's word-boundary mark, decoded as a space.
+SENTENCEPIECE_SPACE = "\u2581"
+#: Hugging Face decoders whose text this library reproduces.
+SUPPORTED_HF_DECODERS = ("ByteLevel",)
+#: What to do where decoding on ids is not exact.
+TEXT_INPUT_HINT = "decode the rows yourself and pass the strings with tokenize= instead"
+
+
+def gpt2_byte_alphabet() -> dict[str, int]:
+    """The characters byte-level BPE vocabularies write bytes as (GPT-2's table), mapped back to the bytes.
+
+    Printable Latin-1 bytes stand for themselves; the others (controls, space, ...) are shifted to
+    code points from 256 on, in byte order.
+
+    Example:
+        >>> alphabet = gpt2_byte_alphabet()
+        >>> alphabet["A"], alphabet["\\u0120"], len(alphabet)
+        (65, 32, 256)
+    """
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    shifted = [byte for byte in range(256) if byte not in printable]
+    alphabet = {chr(byte): byte for byte in printable}
+    alphabet.update({chr(256 + index): byte for index, byte in enumerate(shifted)})
+    return alphabet
+
+
+@dataclass(frozen=True, eq=False)
+class Detokenizer:
+    """The bytes each id of a subword vocabulary decodes to, and the decoder's rules for whole rows.
+
+    Build one with :meth:`from_sentencepiece` or :meth:`from_huggingface` and pass it as
+    ``detokenizer=`` to :func:`~torch_bleu.corpus_bleu`, :func:`~torch_bleu.sentence_bleu` or
+    :class:`~torch_bleu.BLEUScore`: rows of ids are then scored as sacrebleu scores the strings the
+    tokenizer's ``decode`` gives, without leaving the device.
+
+    Attributes:
+        entries: one ``bytes`` per id: what the id puts in the decoded text (empty for control and
+            special ids).
+        invalid_utf8: how ill-formed UTF-8 becomes U+FFFD: ``"per_byte"`` (SentencePiece) or
+            ``"maximal_subpart"`` (Hugging Face, Python).
+        clean_up: whether transformers' ``clean_up_tokenization`` follows decoding.
+        kind: a short description, for messages.
+    """
+
+    entries: tuple[bytes, ...]
+    invalid_utf8: str
+    clean_up: bool = False
+    kind: str = "custom"
+    _tables: dict[torch.device, tuple[Tensor, Tensor]] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.invalid_utf8 not in INVALID_UTF8_RULES:
+            raise ValueError(f"invalid_utf8 must be one of {INVALID_UTF8_RULES}, got {self.invalid_utf8!r}")
+        if not self.entries:
+            raise ValueError("a detokenizer needs at least one vocabulary entry")
+
+    def __repr__(self) -> str:
+        return f"Detokenizer({self.kind}, {self.vocab_size} ids, clean_up={self.clean_up})"
+
+    @property
+    def vocab_size(self) -> int:
+        """How many ids the vocabulary has (``0 .. vocab_size - 1``)."""
+        return len(self.entries)
+
+    @property
+    def longest_entry(self) -> int:
+        """The most bytes one id decodes to."""
+        return max(map(len, self.entries))
+
+    @property
+    def fingerprint(self) -> str:
+        """A digest of the table and rules: two detokenizers with equal fingerprints decode alike."""
+        digest = hashlib.sha256(json.dumps([self.invalid_utf8, self.clean_up]).encode())
+        for entry in self.entries:
+            digest.update(len(entry).to_bytes(4, "little") + entry)
+        return digest.hexdigest()[:16]
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """The text of one row of ids, decoded on the host by the same rules (a reference for tests).
+
+        Example:
+            >>> detok = Detokenizer((b"", b" the", b" cat", b"\\xe2\\x82", b"\\xac"), "per_byte")
+            >>> detok.decode([1, 2, 0, 3, 4]), detok.decode([1, 3])
+            (' the cat€', ' the��')
+        """
+        data = b"".join(self.entries[index] for index in ids)
+        if self.invalid_utf8 == "maximal_subpart":
+            text = data.decode("utf-8", errors="replace")
+        else:
+            text = "".join(_per_byte_decode(data))
+        return _clean_up_tokenization(text) if self.clean_up else text
+
+    def tables(self, device: torch.device) -> tuple[Tensor, Tensor]:
+        """``(entry_bytes, entry_lengths)`` on ``device``: ``(V, E)`` uint8, zero-padded, and ``(V,)`` int64."""
+        tables = self._tables.get(device)
+        if tables is None:
+            width = max(self.longest_entry, 1)
+            data = np.zeros((self.vocab_size, width), dtype=np.uint8)
+            for row, entry in zip(data, self.entries):
+                row[: len(entry)] = np.frombuffer(entry, dtype=np.uint8)
+            lengths = np.fromiter(map(len, self.entries), dtype=np.int64, count=self.vocab_size)
+            tables = (torch.from_numpy(data).to(device), torch.from_numpy(lengths).to(device))
+            if not torch.compiler.is_compiling():
+                self._tables[device] = tables
+        return tables
+
+    @classmethod
+    def from_sentencepiece(cls, model: Any) -> Detokenizer:
+        """The detokenizer of a SentencePiece model: a ``SentencePieceProcessor``, or the path of a ``.model`` file.
+
+        ``▁`` decodes to a space, byte pieces ``<0xNN>`` to their byte, control and unused ids to
+        nothing, the unknown id to what ``decode`` writes for it (`` ⁇ ``). SentencePiece replaces
+        each byte outside a well-formed character by one U+FFFD.
+        """
+        processor = _sentencepiece_processor(model)
+        entries = []
+        for index in range(processor.get_piece_size()):
+            if processor.is_control(index) or processor.is_unused(index):
+                entries.append(b"")
+            elif processor.is_byte(index):
+                entries.append(bytes([int(processor.id_to_piece(index)[3:5], 16)]))
+            elif processor.is_unknown(index):
+                entries.append(_unknown_surface(processor, index).encode())
+            else:
+                entries.append(processor.id_to_piece(index).replace(SENTENCEPIECE_SPACE, " ").encode())
+        return cls(tuple(entries), "per_byte", clean_up=False, kind="sentencepiece")
+
+    @classmethod
+    def from_huggingface(cls, tokenizer: Any, clean_up: bool | None = None) -> Detokenizer:
+        """The detokenizer of a Hugging Face tokenizer with a byte-level decoder (GPT-2 style BPE).
+
+        ``tokenizer`` is a ``tokenizers.Tokenizer`` or a transformers fast tokenizer. Rows are decoded
+        as ``tokenizer.decode(ids, skip_special_tokens=True)`` decodes them: special tokens give
+        nothing, and transformers' clean-up of spaces follows when the tokenizer's ``decode`` applies it
+        (``clean_up`` overrides that; a bare ``tokenizers.Tokenizer`` does no clean-up).
+
+        Raises:
+            ValueError: for other decoders (Metaspace, WordPiece, ...), whose rules are not reproduced.
+        """
+        backend, setting = _huggingface_backend(tokenizer)
+        decoder = json.loads(backend.to_str()).get("decoder") or {}
+        if decoder.get("type") not in SUPPORTED_HF_DECODERS:
+            raise ValueError(
+                f"this tokenizer's decoder is {decoder.get('type') or 'missing'}; only byte-level decoders "
+                f"({', '.join(SUPPORTED_HF_DECODERS)}) are reproduced on ids: {TEXT_INPUT_HINT}"
+            )
+        alphabet = gpt2_byte_alphabet()
+        vocabulary = backend.get_vocab(with_added_tokens=True)
+        special = {token.content for token in backend.get_added_tokens_decoder().values() if token.special}
+        entries = [b""] * (max(vocabulary.values(), default=-1) + 1)
+        for token, index in vocabulary.items():
+            if token in special:
+                continue
+            if all(char in alphabet for char in token):
+                entries[index] = bytes(alphabet[char] for char in token)
+            else:  # the byte-level decoder writes a token outside its alphabet as it is
+                entries[index] = token.encode()
+        return cls(
+            tuple(entries),
+            "maximal_subpart",
+            clean_up=setting if clean_up is None else clean_up,
+            kind="huggingface byte-level",
+        )
+
+
+def _sentencepiece_processor(model: Any) -> Any:
+    try:
+        import sentencepiece
+    except ImportError as error:  # pragma: no cover - depends on the installation
+        raise ImportError("SentencePiece models need sentencepiece: pip install 'torch-bleu[subwords]'") from error
+    if isinstance(model, (str, os.PathLike)):
+        return sentencepiece.SentencePieceProcessor(model_file=os.fspath(model))
+    if not isinstance(model, sentencepiece.SentencePieceProcessor):
+        raise TypeError(f"expected a SentencePieceProcessor or a model path, got {type(model).__name__}")
+    return model
+
+
+def _unknown_surface(processor: Any, index: int) -> str:
+    """What ``decode`` writes for the unknown id in the middle of a row."""
+    marker = processor.piece_to_id("a")  # decoding between two ordinary characters shows the surrounding spaces
+    text: str = processor.decode([marker, index, marker]) if marker != processor.unk_id() else processor.decode([index])
+    return text[1:-1] if marker != processor.unk_id() else text
+
+
+def _huggingface_backend(tokenizer: Any) -> tuple[Any, bool]:
+    """The ``tokenizers.Tokenizer`` behind ``tokenizer``, and whether its ``decode`` cleans up spaces."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is not None:  # a transformers fast tokenizer
+        return backend, _cleans_up(tokenizer, backend)
+    if hasattr(tokenizer, "to_str") and hasattr(tokenizer, "get_vocab"):
+        return tokenizer, False
+    raise TypeError(f"expected a tokenizers.Tokenizer or a transformers fast tokenizer, got {type(tokenizer).__name__}")
+
+
+#: Text that transformers' clean-up changes (`` ,`` becomes ``,``), to see whether a tokenizer applies it.
+CLEAN_UP_PROBE = "a , b"
+
+
+def _cleans_up(tokenizer: Any, backend: Any) -> bool:
+    """Whether a transformers tokenizer's ``decode`` cleans up spaces.
+
+    Its ``clean_up_tokenization_spaces`` setting says so, but releases differ on when they honour it
+    (transformers 5 skips it for BPE models unless told otherwise), so the tokenizer is asked: the
+    probe decoded by it and by its backend, which never cleans up.
+    """
+    ids = tokenizer.encode(CLEAN_UP_PROBE, add_special_tokens=False)
+    raw = backend.decode(ids, skip_special_tokens=True)
+    if " ," not in raw:  # the vocabulary does not give the probe back: trust the setting
+        return bool(getattr(tokenizer, "clean_up_tokenization_spaces", False))
+    return bool(tokenizer.decode(ids, skip_special_tokens=True) != raw)
+
+
+def _per_byte_decode(data: bytes) -> list[str]:
+    """SentencePiece's rule: well-formed characters as they are, one U+FFFD per other byte."""
+    out, position = [], 0
+    while position < len(data):
+        for size in (1, 2, 3, 4):
+            try:
+                out.append(data[position : position + size].decode("utf-8"))
+            except UnicodeDecodeError:
+                continue
+            position += size
+            break
+        else:
+            out.append("\ufffd")
+            position += 1
+    return out
+
+
+#: transformers' ``clean_up_tokenization``: these replacements, in this order.
+CLEAN_UP_REPLACEMENTS = (
+    (" .", "."),
+    (" ?", "?"),
+    (" !", "!"),
+    (" ,", ","),
+    (" ' ", "'"),
+    (" n't", "n't"),
+    (" 'm", "'m"),
+    (" 's", "'s"),
+    (" 've", "'ve"),
+    (" 're", "'re"),
+)
+
+
+def _clean_up_tokenization(text: str) -> str:
+    for pattern, replacement in CLEAN_UP_REPLACEMENTS:
+        text = text.replace(pattern, replacement)
+    return text
