@@ -1,6 +1,6 @@
 """Small subword tokenizers trained offline on ``tests/data/subword_corpus.txt``, for tests that decode ids.
 
-Nothing here downloads anything: every tokenizer is trained from the 400-line English and German corpus
+Nothing here downloads anything: every tokenizer is trained from the ~400-line English and German corpus
 beside this file (quotes, apostrophes, numbers such as 1,000.5 and 3-4, dashes, ampersands, HTML
 entities, URLs, accented letters, a few CJK characters and emoji). Training is single-threaded, reads the
 corpus in order (no sampling, no shuffling) and takes well under a second for each tokenizer, so the same
@@ -26,6 +26,8 @@ the corpus (some CJK characters) are unknown without byte fallback.
 
 Byte-level BPE ids: ``<pad>`` = 0, ``<s>`` = 1, ``</s>`` = 2 (special), then the 256-symbol GPT-2 byte
 alphabet and the merges; the added *non-special* token :data:`ADDED_TOKEN` (``<sep>``) is the last id.
+:func:`as_transformers` wraps one in ``transformers.PreTrainedTokenizerFast``. :func:`train_metaspace_bpe`
+(Metaspace decoder) and :func:`train_wordpiece` (WordPiece decoder) exist only as decoders to reject.
 """
 
 from __future__ import annotations

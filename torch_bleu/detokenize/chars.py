@@ -19,6 +19,21 @@ from ..engine.rows import compact
 #: What fills a row past its last character.
 PAD = -1
 
+#: Whether CPU tensors size their rows from the data (tests switch it off to exercise the static
+#: widths that accelerators and ``meta`` use).
+WIDTHS_FROM_DATA_ON_CPU = True
+
+
+def widths_from_data(tensor: Tensor) -> bool:
+    """Whether widths may follow ``tensor``'s values: on CPU, where reading them waits for no device,
+    and outside a compiled graph. Everywhere else they follow from shapes alone."""
+    return (
+        WIDTHS_FROM_DATA_ON_CPU
+        and tensor.device.type == "cpu"
+        and tensor.numel() > 0
+        and not torch.compiler.is_compiling()
+    )
+
 
 def rows_from_strings(strings: Sequence[str], device: torch.device, width: int | None = None) -> Tensor:
     """The code points of ``strings`` as rows ``(len(strings), width)`` on ``device`` (``width``: the longest).
@@ -66,14 +81,15 @@ def shifted(values: Tensor, offset: int, fill: int | bool) -> Tensor:
 
 
 def pack_kept(chars: Tensor, keep: Tensor) -> Tensor:
-    """The characters of ``chars`` where ``keep`` holds, packed to the front of rows of the same width.
+    """The characters of ``chars`` where ``keep`` holds, packed to the front of rows of the same width
+    (on CPU, of the width the longest row needs).
 
     Example:
         >>> chars = torch.tensor([[97, 98, 99, -1]], dtype=torch.int32)
         >>> pack_kept(chars, torch.tensor([[True, False, True, False]])).tolist()
-        [[97, 99, -1, -1]]
+        [[97, 99]]
     """
-    width = chars.shape[-1]
+    width = int(keep.sum(-1).max()) if widths_from_data(keep) else chars.shape[-1]
     filler = torch.full((), PAD, dtype=chars.dtype, device=chars.device)
     packed: Tensor = compact(chars, keep, filler, width + 1)
     return packed[..., :width]

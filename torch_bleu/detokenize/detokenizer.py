@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +21,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from .utf8 import INVALID_UTF8_RULES
+from .utf8 import INVALID_UTF8_RULES, SEPARATOR
 
 #: SentencePiece's word-boundary mark, decoded as a space.
 SENTENCEPIECE_SPACE = "\u2581"
@@ -62,6 +61,9 @@ class Detokenizer:
     Attributes:
         entries: one ``bytes`` per id: what the id puts in the decoded text (empty for control and
             special ids).
+        separators: ids that put nothing in the text but end a sequence of bytes, so that bytes on
+            either side never form one character (SentencePiece decodes each run of byte pieces on
+            its own, and a control id ends a run).
         invalid_utf8: how ill-formed UTF-8 becomes U+FFFD: ``"per_byte"`` (SentencePiece) or
             ``"maximal_subpart"`` (Hugging Face, Python).
         clean_up: whether transformers' ``clean_up_tokenization`` follows decoding.
@@ -70,6 +72,7 @@ class Detokenizer:
 
     entries: tuple[bytes, ...]
     invalid_utf8: str
+    separators: frozenset[int] = frozenset()
     clean_up: bool = False
     kind: str = "custom"
     _tables: dict[torch.device, tuple[Tensor, Tensor]] = field(default_factory=dict, repr=False, compare=False)
@@ -96,35 +99,25 @@ class Detokenizer:
     @property
     def fingerprint(self) -> str:
         """A digest of the table and rules: two detokenizers with equal fingerprints decode alike."""
-        digest = hashlib.sha256(json.dumps([self.invalid_utf8, self.clean_up]).encode())
+        digest = hashlib.sha256(json.dumps([self.invalid_utf8, self.clean_up, sorted(self.separators)]).encode())
         for entry in self.entries:
             digest.update(len(entry).to_bytes(4, "little") + entry)
         return digest.hexdigest()[:16]
 
-    def decode(self, ids: Sequence[int]) -> str:
-        """The text of one row of ids, decoded on the host by the same rules (a reference for tests).
-
-        Example:
-            >>> detok = Detokenizer((b"", b" the", b" cat", b"\\xe2\\x82", b"\\xac"), "per_byte")
-            >>> detok.decode([1, 2, 0, 3, 4]), detok.decode([1, 3])
-            (' the cat€', ' the��')
-        """
-        data = b"".join(self.entries[index] for index in ids)
-        if self.invalid_utf8 == "maximal_subpart":
-            text = data.decode("utf-8", errors="replace")
-        else:
-            text = "".join(_per_byte_decode(data))
-        return _clean_up_tokenization(text) if self.clean_up else text
-
     def tables(self, device: torch.device) -> tuple[Tensor, Tensor]:
-        """``(entry_bytes, entry_lengths)`` on ``device``: ``(V, E)`` uint8, zero-padded, and ``(V,)`` int64."""
+        """``(entry_bytes, entry_lengths)`` on ``device``: ``(V, E)`` int16, zero-padded, and ``(V,)`` int64.
+
+        A separator id is one entry of value :data:`~torch_bleu.detokenize.utf8.SEPARATOR`.
+        """
         tables = self._tables.get(device)
         if tables is None:
             width = max(self.longest_entry, 1)
-            data = np.zeros((self.vocab_size, width), dtype=np.uint8)
+            data = np.zeros((self.vocab_size, width), dtype=np.int16)
             for row, entry in zip(data, self.entries):
                 row[: len(entry)] = np.frombuffer(entry, dtype=np.uint8)
             lengths = np.fromiter(map(len, self.entries), dtype=np.int64, count=self.vocab_size)
+            separators = sorted(self.separators)
+            data[separators, 0], lengths[separators] = SEPARATOR, 1
             tables = (torch.from_numpy(data).to(device), torch.from_numpy(lengths).to(device))
             if not torch.compiler.is_compiling():
                 self._tables[device] = tables
@@ -134,22 +127,25 @@ class Detokenizer:
     def from_sentencepiece(cls, model: Any) -> Detokenizer:
         """The detokenizer of a SentencePiece model: a ``SentencePieceProcessor``, or the path of a ``.model`` file.
 
-        ``▁`` decodes to a space, byte pieces ``<0xNN>`` to their byte, control and unused ids to
-        nothing, the unknown id to what ``decode`` writes for it (`` ⁇ ``). SentencePiece replaces
-        each byte outside a well-formed character by one U+FFFD.
+        ``▁`` decodes to a space, byte pieces ``<0xNN>`` to their byte, control ids to nothing (but
+        they end a run of byte pieces, as in ``decode``), the unknown id to what ``decode`` writes for
+        it (`` ⁇ ``). Each run of byte pieces is decoded on its own, with one U+FFFD per byte outside a
+        well-formed character. ``decode`` also drops the space that begins a row; no sacrebleu
+        tokenizer reads leading whitespace, so that is left out.
         """
         processor = _sentencepiece_processor(model)
-        entries = []
+        entries, separators = [], set()
         for index in range(processor.get_piece_size()):
-            if processor.is_control(index) or processor.is_unused(index):
+            if processor.is_control(index):
                 entries.append(b"")
+                separators.add(index)
             elif processor.is_byte(index):
                 entries.append(bytes([int(processor.id_to_piece(index)[3:5], 16)]))
             elif processor.is_unknown(index):
-                entries.append(_unknown_surface(processor, index).encode())
+                entries.append(processor.decode([index]).encode())
             else:
                 entries.append(processor.id_to_piece(index).replace(SENTENCEPIECE_SPACE, " ").encode())
-        return cls(tuple(entries), "per_byte", clean_up=False, kind="sentencepiece")
+        return cls(tuple(entries), "per_byte", frozenset(separators), kind="sentencepiece")
 
     @classmethod
     def from_huggingface(cls, tokenizer: Any, clean_up: bool | None = None) -> Detokenizer:
@@ -201,13 +197,6 @@ def _sentencepiece_processor(model: Any) -> Any:
     return model
 
 
-def _unknown_surface(processor: Any, index: int) -> str:
-    """What ``decode`` writes for the unknown id in the middle of a row."""
-    marker = processor.piece_to_id("a")  # decoding between two ordinary characters shows the surrounding spaces
-    text: str = processor.decode([marker, index, marker]) if marker != processor.unk_id() else processor.decode([index])
-    return text[1:-1] if marker != processor.unk_id() else text
-
-
 def _huggingface_backend(tokenizer: Any) -> tuple[Any, bool]:
     """The ``tokenizers.Tokenizer`` behind ``tokenizer``, and whether its ``decode`` cleans up spaces."""
     backend = getattr(tokenizer, "backend_tokenizer", None)
@@ -236,23 +225,6 @@ def _cleans_up(tokenizer: Any, backend: Any) -> bool:
     return bool(tokenizer.decode(ids, skip_special_tokens=True) != raw)
 
 
-def _per_byte_decode(data: bytes) -> list[str]:
-    """SentencePiece's rule: well-formed characters as they are, one U+FFFD per other byte."""
-    out, position = [], 0
-    while position < len(data):
-        for size in (1, 2, 3, 4):
-            try:
-                out.append(data[position : position + size].decode("utf-8"))
-            except UnicodeDecodeError:
-                continue
-            position += size
-            break
-        else:
-            out.append("\ufffd")
-            position += 1
-    return out
-
-
 #: transformers' ``clean_up_tokenization``: these replacements, in this order.
 CLEAN_UP_REPLACEMENTS = (
     (" .", "."),
@@ -266,9 +238,3 @@ CLEAN_UP_REPLACEMENTS = (
     (" 've", "'ve"),
     (" 're", "'re"),
 )
-
-
-def _clean_up_tokenization(text: str) -> str:
-    for pattern, replacement in CLEAN_UP_REPLACEMENTS:
-        text = text.replace(pattern, replacement)
-    return text

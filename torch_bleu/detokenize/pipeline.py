@@ -21,16 +21,11 @@ from torch import Tensor
 
 from ..config import BLEUConfig
 from ..engine.rows import StackedRows
-from .chars import PAD, replace_all
+from .chars import PAD, replace_all, widths_from_data
 from .detokenizer import CLEAN_UP_REPLACEMENTS, Detokenizer
 from .sacrebleu_words import preprocess, word_starts
 from .utf8 import decode_utf8
 from .word_ids import WordRows, word_rows
-
-
-def _reads_values(tensor: Tensor) -> bool:
-    """Whether widths may follow the data: a CPU tensor outside a compiled graph."""
-    return tensor.device.type == "cpu" and not torch.compiler.is_compiling()
 
 
 def check_ids(ids: Tensor, keep: Tensor, vocab_size: int) -> None:
@@ -63,7 +58,7 @@ def row_bytes(ids: Tensor, keep: Tensor, detokenizer: Detokenizer) -> Tensor:
     ends = lengths.cumsum(-1)
     entry_width = entry_bytes.shape[-1]
     width = ids.shape[-1] * entry_width
-    if _reads_values(ids) and ids.numel():
+    if widths_from_data(ids):
         width = int(ends[:, -1].max())
         entry_width = min(entry_width, int(lengths.max()))
     offsets = torch.arange(entry_width, device=ids.device)

@@ -22,6 +22,8 @@ from .chars import PAD, pack_kept, shifted
 
 #: The replacement character.
 REPLACEMENT = 0xFFFD
+#: A value beside the 256 bytes that ends a sequence of bytes and decodes to nothing.
+SEPARATOR = 256
 #: The decoders' rules for ill-formed bytes.
 INVALID_UTF8_RULES = ("maximal_subpart", "per_byte")
 
@@ -32,6 +34,8 @@ def _between(values: Tensor, low: int, high: int) -> Tensor:
 
 def decode_utf8(data: Tensor, rule: str) -> Tensor:
     """Rows of bytes ``(M, W)`` (int32, -1 past the end) as rows of code points of the same width.
+
+    A :data:`SEPARATOR` between bytes decodes to nothing, and no character spans it.
 
     Example:
         >>> from .chars import strings_from_rows
@@ -63,7 +67,7 @@ def decode_utf8(data: Tensor, rule: str) -> Tensor:
     covered = torch.zeros_like(valid)
     for back in (1, 2, 3):
         covered |= shifted(spans, -back, 0) > back
-    starts = ~covered & (data >= 0)
+    starts = ~covered & (data >= 0) & (data != SEPARATOR)
 
     low_bits = [byte & 0x3F for byte in (second, third, fourth)]
     code = torch.where(needs == 2, ((first & 0x1F) << 6) | low_bits[0], first)

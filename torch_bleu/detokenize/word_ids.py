@@ -19,6 +19,7 @@ import torch
 from torch import Tensor
 
 from ..engine.rows import compact
+from .chars import widths_from_data
 
 #: Code points are below ``2**21``, so three (each plus one, 0 meaning "past the word") fit an int64.
 CODE_BITS = 21
@@ -51,7 +52,7 @@ def word_ends(in_word: Tensor, starts: Tensor) -> Tensor:
 
 def longest_word(starts: Tensor, ends: Tensor) -> int:
     """The length of the longest word, read from CPU tensors (other devices get the row width instead)."""
-    if starts.device.type != "cpu" or torch.compiler.is_compiling() or starts.numel() == 0:
+    if not widths_from_data(starts):
         return starts.shape[-1]
     column = torch.arange(starts.shape[-1], device=starts.device)
     return int(torch.where(starts, ends - column, 0).max())
@@ -103,6 +104,7 @@ def word_rows(chars: Tensor, in_word: Tensor, starts: Tensor, longest: int | Non
         ranks = _dense_ranks(ranks * ceiling + partner)
         span *= 2
     lengths = starts.sum(-1)
+    words = int(lengths.max()) if widths_from_data(lengths) else width
     filler = torch.zeros((), dtype=torch.int64, device=chars.device)
-    ids = compact(ranks, starts, filler, width + 1)[..., :width]
+    ids = compact(ranks, starts, filler, words + 1)[..., :words]
     return WordRows(ids, lengths)
