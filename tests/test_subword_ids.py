@@ -14,6 +14,7 @@ data, and with the static widths (from shapes alone) that accelerators and ``met
 from __future__ import annotations
 
 import random
+import sys
 
 import pytest
 import torch
@@ -40,8 +41,8 @@ from torch_bleu.detokenize import chars as chars_module
 from torch_bleu.detokenize.chars import replace_all, rows_from_strings, strings_from_rows
 from torch_bleu.detokenize.pipeline import decoded_chars
 from torch_bleu.detokenize.sacrebleu_words import preprocess, word_starts
-from torch_bleu.detokenize.utf8 import decode_utf8
-from torch_bleu.detokenize.word_ids import word_ends, word_rows
+from torch_bleu.detokenize.utf8 import RAW, decode_units
+from torch_bleu.detokenize.word_ids import word_rows
 
 sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu.metrics import BLEU  # noqa: E402
@@ -74,11 +75,15 @@ ADVERSARIAL = st.lists(
 def _words(strings: list[str], tokenize: str) -> list[list[str]]:
     chars = preprocess(rows_from_strings(strings, CPU), tokenize)
     in_word, starts = word_starts(chars, tokenize)
-    ends = word_ends(in_word, starts).tolist()
-    return [
-        ["".join(map(chr, row[column : ends[index][column]])) for column, start in enumerate(flags) if start]
-        for index, (row, flags) in enumerate(zip(chars.tolist(), starts.tolist()))
-    ]
+    words = []
+    for row, inside, begins in zip(chars.tolist(), in_word.tolist(), starts.tolist()):
+        words.append([])
+        for char, in_a_word, begins_one in zip(row, inside, begins):
+            if begins_one:
+                words[-1].append("")
+            if in_a_word:
+                words[-1][-1] += chr(char)
+    return words
 
 
 @settings(max_examples=300, deadline=None)
@@ -86,6 +91,12 @@ def _words(strings: list[str], tokenize: str) -> list[list[str]]:
 def test_words_on_code_points_are_sacrebleus(strings, tokenize):
     tokenizer = BLEU(tokenize=tokenize).tokenizer
     assert _words(strings, tokenize) == [tokenizer(string.rstrip()).split() for string in strings]
+
+
+def test_no_whitespace_lies_above_the_classified_code_points():
+    from torch_bleu.detokenize.sacrebleu_words import LAST_CLASSIFIED
+
+    assert not any(chr(code).isspace() for code in range(LAST_CLASSIFIED + 1, sys.maxunicode + 1))
 
 
 @settings(max_examples=100, deadline=None)
@@ -129,8 +140,8 @@ BYTES = st.lists(
 def test_ill_formed_utf8_is_replaced_as_python_does(rows):
     data = torch.full((len(rows), max(map(len, rows))), -1, dtype=torch.int32)
     for index, row in enumerate(rows):
-        data[index, : len(row)] = torch.tensor(row, dtype=torch.int32)
-    decoded = strings_from_rows(decode_utf8(data, "maximal_subpart"))
+        data[index, : len(row)] = torch.tensor(row, dtype=torch.int32) + RAW
+    decoded = strings_from_rows(decode_units(data, "maximal_subpart"))
     assert decoded == [bytes(row).decode("utf-8", errors="replace") for row in rows]
 
 

@@ -132,8 +132,14 @@ def replace_all(chars: Tensor, pattern: str, replacement: str) -> Tensor:
         raise ValueError("replace_all shortens text: the replacement must be no longer than a non-empty pattern")
     codes = [ord(char) for char in pattern]
     match = chars == codes[0]
+    if widths_from_data(chars) and not bool(match.any()):  # on CPU, most text has nothing to replace
+        return chars
+    width = chars.shape[-1]
     for offset, code in enumerate(codes[1:], 1):
-        match &= shifted(chars, offset, PAD) == code
+        match[..., max(width - offset, 0) :] = False  # the pattern would run past the row
+        match[..., : max(width - offset, 0)] &= chars[..., offset:] == code
+    if widths_from_data(chars) and not bool(match.any()):
+        return chars
     overlap = _overlap_stride(pattern)
     if overlap:
         match = first_of_chains(match, overlap)

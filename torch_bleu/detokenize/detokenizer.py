@@ -21,7 +21,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from .utf8 import INVALID_UTF8_RULES, SEPARATOR
+from .utf8 import INVALID_UTF8_RULES, RAW, SEPARATOR
 
 #: SentencePiece's word-boundary mark, decoded as a space.
 SENTENCEPIECE_SPACE = "\u2581"
@@ -105,19 +105,21 @@ class Detokenizer:
         return digest.hexdigest()[:16]
 
     def tables(self, device: torch.device) -> tuple[Tensor, Tensor]:
-        """``(entry_bytes, entry_lengths)`` on ``device``: ``(V, E)`` int16, zero-padded, and ``(V,)`` int64.
+        """``(entry_units, entry_lengths)`` on ``device``: ``(V, E)`` int32, zero-padded, and ``(V,)`` int64.
 
-        A separator id is one entry of value :data:`~torch_bleu.detokenize.utf8.SEPARATOR`.
+        An entry that is well-formed UTF-8 is held as its code points, another as raw bytes
+        (``RAW + byte``, see :mod:`~torch_bleu.detokenize.utf8`), a separator as one
+        :data:`~torch_bleu.detokenize.utf8.SEPARATOR`.
         """
         tables = self._tables.get(device)
         if tables is None:
-            width = max(self.longest_entry, 1)
-            data = np.zeros((self.vocab_size, width), dtype=np.int16)
-            for row, entry in zip(data, self.entries):
-                row[: len(entry)] = np.frombuffer(entry, dtype=np.uint8)
-            lengths = np.fromiter(map(len, self.entries), dtype=np.int64, count=self.vocab_size)
-            separators = sorted(self.separators)
-            data[separators, 0], lengths[separators] = SEPARATOR, 1
+            units = [_units(entry) for entry in self.entries]
+            for index in self.separators:
+                units[index] = [SEPARATOR]
+            data = np.zeros((self.vocab_size, max(map(len, units), default=1) or 1), dtype=np.int32)
+            for row, entry_units in zip(data, units):
+                row[: len(entry_units)] = entry_units
+            lengths = np.fromiter(map(len, units), dtype=np.int64, count=self.vocab_size)
             tables = (torch.from_numpy(data).to(device), torch.from_numpy(lengths).to(device))
             if not torch.compiler.is_compiling():
                 self._tables[device] = tables
@@ -183,6 +185,14 @@ class Detokenizer:
             clean_up=setting if clean_up is None else clean_up,
             kind="huggingface byte-level",
         )
+
+
+def _units(entry: bytes) -> list[int]:
+    """An entry's code points when it is well-formed UTF-8 on its own, else its raw bytes."""
+    try:
+        return [ord(char) for char in entry.decode("utf-8")]
+    except UnicodeDecodeError:
+        return [RAW + byte for byte in entry]
 
 
 def _sentencepiece_processor(model: Any) -> Any:

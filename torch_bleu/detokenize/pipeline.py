@@ -2,14 +2,15 @@
 
 The steps, each a module of this package:
 
-1. ids to bytes: every id's bytes (:class:`~torch_bleu.detokenize.detokenizer.Detokenizer`) laid
-   out after the bytes of the ids before it (:func:`row_bytes`);
-2. bytes to code points, with the decoder's rule for ill-formed UTF-8 (:mod:`.utf8`);
+1. ids to units: every id's code points, or raw bytes where its entry is part of a character only
+   (:class:`~torch_bleu.detokenize.detokenizer.Detokenizer`), laid out after those of the ids
+   before it (:func:`row_units`);
+2. raw bytes to code points, with the decoder's rule for ill-formed UTF-8 (:mod:`.utf8`);
 3. transformers' clean-up of spaces, when the tokenizer has it (:func:`clean_up_tokenization`);
 4. sacrebleu's preprocessing and tokenizer on code points (:mod:`.sacrebleu_words`);
 5. exact word ids (:mod:`.word_ids`), which the n-gram engine counts like any ids.
 
-Shapes follow from the input's shapes only: a row of ``L`` ids holds at most ``L x E`` bytes (``E``
+Shapes follow from the input's shapes only: a row of ``L`` ids holds at most ``L x E`` units (``E``
 the longest entry), hence at most as many characters and words. On CPU, where reading a tensor
 costs no synchronization, the widths shrink to what the rows actually hold.
 """
@@ -24,7 +25,7 @@ from ..engine.rows import StackedRows
 from .chars import PAD, replace_all, widths_from_data
 from .detokenizer import CLEAN_UP_REPLACEMENTS, Detokenizer
 from .sacrebleu_words import preprocess, word_starts
-from .utf8 import decode_utf8
+from .utf8 import decode_units
 from .word_ids import WordRows, word_rows
 
 
@@ -41,22 +42,23 @@ def check_ids(ids: Tensor, keep: Tensor, vocab_size: int) -> None:
     torch._assert_async(~outside.any(), f"a token id is outside the detokenizer's vocabulary of {vocab_size} ids")
 
 
-def row_bytes(ids: Tensor, keep: Tensor, detokenizer: Detokenizer) -> Tensor:
-    """The decoded bytes of every row of ``ids`` ``(M, L)`` (the kept ones), as ``(M, W)`` int32, -1 past the end.
+def row_units(ids: Tensor, keep: Tensor, detokenizer: Detokenizer) -> Tensor:
+    """The units (code points, or raw bytes) of every row of ``ids`` ``(M, L)`` (the kept ones), as
+    ``(M, W)`` int32, -1 past the end.
 
     Example:
         >>> detok = Detokenizer((b"", b"ab", b"c"), "per_byte")
-        >>> row_bytes(torch.tensor([[1, 0, 2], [2, 2, 1]]), torch.tensor([[True] * 3, [True, False, True]]), detok)
+        >>> row_units(torch.tensor([[1, 0, 2], [2, 2, 1]]), torch.tensor([[True] * 3, [True, False, True]]), detok)
         tensor([[97, 98, 99],
                 [99, 97, 98]], dtype=torch.int32)
 
         (On CPU the width is what the longest row needs; elsewhere ``L x E``, here 6.)
     """
-    entry_bytes, entry_lengths = detokenizer.tables(ids.device)
+    entry_units, entry_lengths = detokenizer.tables(ids.device)
     safe_ids = torch.where(keep, ids, 0).clamp_(0, detokenizer.vocab_size - 1)
     lengths = entry_lengths[safe_ids].masked_fill_(~keep, 0)
     ends = lengths.cumsum(-1)
-    entry_width = entry_bytes.shape[-1]
+    entry_width = entry_units.shape[-1]
     width = ids.shape[-1] * entry_width
     if widths_from_data(ids):
         width = int(ends[:, -1].max())
@@ -64,7 +66,7 @@ def row_bytes(ids: Tensor, keep: Tensor, detokenizer: Detokenizer) -> Tensor:
     offsets = torch.arange(entry_width, device=ids.device)
     slots = (ends - lengths).unsqueeze(-1) + offsets
     slots = torch.where(offsets < lengths.unsqueeze(-1), slots, width).flatten(1)
-    values = entry_bytes[safe_ids][..., :entry_width].to(torch.int32).flatten(1)
+    values = entry_units[safe_ids][..., :entry_width].flatten(1)
     data = torch.full((ids.shape[0], width + 1), PAD, dtype=torch.int32, device=ids.device)
     return data.scatter_(1, slots, values)[:, :width]
 
@@ -79,7 +81,7 @@ def clean_up_tokenization(chars: Tensor) -> Tensor:
 def decoded_chars(ids: Tensor, keep: Tensor, detokenizer: Detokenizer) -> Tensor:
     """The code points of ``detokenizer``'s text for each row of ``ids`` ``(M, L)``, kept ids only."""
     check_ids(ids, keep, detokenizer.vocab_size)
-    chars = decode_utf8(row_bytes(ids, keep, detokenizer), detokenizer.invalid_utf8)
+    chars = decode_units(row_units(ids, keep, detokenizer), detokenizer.invalid_utf8)
     return clean_up_tokenization(chars) if detokenizer.clean_up else chars
 
 

@@ -1,14 +1,15 @@
 """Exact word ids from rows of code points: equal words get equal ids, and different words different ids.
 
-No hashing: a word is identified by prefix doubling. Each character position first gets the rank
-of the (up to) three code points from it to the end of its word, packed in one int64; then, round
-after round, the rank of the pair (its own rank, the rank ``span`` positions further in the same
-word), which covers twice as many characters. Once ``span`` reaches the longest word, the rank at a
-word's first character tells the whole word. Each round is one sort of the batch's positions.
+No hashing: a word is identified by prefix doubling. A word is cut into chunks of three code points
+from its start, each packed in one int64 and ranked among the batch's chunks; then, round after
+round, each chunk takes the rank of the tuple (its own rank, the ranks of the chunks ``span``,
+``2 span``, ... further in the same word), as many ranks as fit in one int64 (at least two), which
+covers that many times more characters. Once ``span`` chunks reach the longest word, the rank of a
+word's first chunk tells the whole word. Each round is one sort of the batch's chunks.
 
 The number of rounds follows from the rows' width (a word is at most a row long), so shapes never
 depend on the text; on CPU, where reading a tensor needs no synchronization, it follows from the
-longest word actually present (:func:`longest_word`), usually two or three rounds.
+longest word actually present: one or two rounds on real text.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
+from ..arrays import shifted_sum
 from ..engine.rows import compact
 from .chars import widths_from_data
 
@@ -38,26 +40,6 @@ class WordRows(NamedTuple):
     lengths: Tensor
 
 
-def word_ends(in_word: Tensor, starts: Tensor) -> Tensor:
-    """For each column, the column just past the end of the word it lies in (or past the column itself)."""
-    width = in_word.shape[-1]
-    column = torch.arange(width, device=in_word.device)
-    stops = starts | ~in_word  # a word ends where another starts or where the text is not a word
-    next_stop = torch.where(stops, column, width)
-    # the first stop after each column: a running minimum from the right, over the columns after it
-    after = torch.full_like(next_stop, width)
-    after[..., :-1] = next_stop[..., 1:]
-    return after.flip(-1).cummin(-1).values.flip(-1)
-
-
-def longest_word(starts: Tensor, ends: Tensor) -> int:
-    """The length of the longest word, read from CPU tensors (other devices get the row width instead)."""
-    if not widths_from_data(starts):
-        return starts.shape[-1]
-    column = torch.arange(starts.shape[-1], device=starts.device)
-    return int(torch.where(starts, ends - column, 0).max())
-
-
 def _dense_ranks(keys: Tensor) -> Tensor:
     """The rank (from 1) of every key among the distinct keys of the whole batch."""
     flat = keys.reshape(-1)
@@ -68,10 +50,8 @@ def _dense_ranks(keys: Tensor) -> Tensor:
     return ranks.view(keys.shape)
 
 
-def word_rows(chars: Tensor, in_word: Tensor, starts: Tensor, longest: int | None = None) -> WordRows:
+def word_rows(chars: Tensor, in_word: Tensor, starts: Tensor) -> WordRows:
     """The words of ``chars`` (``(M, W)`` code points; which are words from :func:`word_starts`) as ids.
-
-    ``longest`` bounds the word length (by default the row width, or on CPU the longest word found).
 
     Example:
         >>> from .chars import rows_from_strings
@@ -82,29 +62,46 @@ def word_rows(chars: Tensor, in_word: Tensor, starts: Tensor, longest: int | Non
         >>> ids[0] == ids[4] and ids[1] == ids[5] and len(set(ids)) == 4
         True
     """
-    width = chars.shape[-1]
-    ends = word_ends(in_word, starts)
-    if longest is None:
-        longest = longest_word(starts, ends)
+    batch, width = chars.shape
     column = torch.arange(width, device=chars.device)
-    codes = (chars.to(torch.int64) + 1).masked_fill_(~in_word, 0)
-    keys = torch.zeros_like(codes)
-    for offset in range(CHARS_PER_KEY):
-        following = torch.zeros_like(codes)
-        following[..., : width - offset] = codes[..., offset:]
-        following.masked_fill_(column + offset >= ends, 0)
-        keys = keys.add_(following, alpha=1 << (CODE_BITS * (CHARS_PER_KEY - 1 - offset)))
+    word_start = torch.where(starts, column, -1).cummax(-1).values
+    offset = column - word_start  # of each character in its word
+    longest = int(offset.masked_fill(~in_word, -1).max()) + 1 if widths_from_data(chars) else width
+    # the word's characters in chunks of three from its start: one int64 key per chunk
+    continues = (in_word & ~starts).long()  # the character belongs to the word of the one before
+    codes = (chars.to(torch.int64) + 1) * in_word
+    second, third = torch.zeros_like(codes), torch.zeros_like(codes)
+    second[:, :-1] = codes[:, 1:] * continues[:, 1:]
+    third[:, :-1] = second[:, 1:] * continues[:, 1:]
+    keys = shifted_sum(shifted_sum(codes, CODE_BITS, second), CODE_BITS, third)
+    # the chunks side by side, a word's chunks adjacent and in order
+    chunk_starts = in_word & (offset % CHARS_PER_KEY == 0)
+    chunk_width = int(chunk_starts.sum(-1).max()) if widths_from_data(chunk_starts) else width
+    slots = torch.where(chunk_starts, chunk_starts.cumsum(-1) - 1, chunk_width)
+
+    def chunked(values: Tensor) -> Tensor:
+        packed = torch.zeros((batch, chunk_width + 1), dtype=torch.int64, device=chars.device)
+        return packed.scatter_(1, slots, values)[:, :chunk_width]
+
+    keys, word_number, first = chunked(keys), chunked(starts.cumsum(-1)), chunked(starts.long())
     ranks = _dense_ranks(keys)
-    ceiling = ranks.numel() + 1  # ranks lie in [1, numel]; 0 means "past the word"
-    span = CHARS_PER_KEY
-    while span < longest:
-        partner = torch.zeros_like(ranks)
-        partner[..., : width - span] = ranks[..., span:]
-        partner.masked_fill_(column + span >= ends, 0)
-        ranks = _dense_ranks(ranks * ceiling + partner)
-        span *= 2
+    # then prefix doubling: ranks lie in [1, numel] (0: past the word), as many as fit in 63 bits combine
+    bits = (ranks.numel() + 1).bit_length()
+    fan_in = max(2, 63 // bits)
+    span = 1
+    while span * CHARS_PER_KEY < longest:
+        combined = ranks
+        for step in range(1, fan_in):
+            distance = min(step * span, chunk_width)
+            partner = torch.zeros_like(ranks)
+            partner[:, : chunk_width - distance] = ranks[:, distance:] * (
+                word_number[:, distance:] == word_number[:, : chunk_width - distance]
+            )
+            combined = shifted_sum(combined, bits, partner)
+        ranks = _dense_ranks(combined)
+        span *= fan_in
     lengths = starts.sum(-1)
     words = int(lengths.max()) if widths_from_data(lengths) else width
-    filler = torch.zeros((), dtype=torch.int64, device=chars.device)
-    ids = compact(ranks, starts, filler, words + 1)[..., :words]
+    zero = torch.zeros((), dtype=torch.int64, device=chars.device)
+    ids = compact(ranks, first.bool(), zero, words + 1)[..., :words]
     return WordRows(ids, lengths)
