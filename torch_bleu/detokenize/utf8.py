@@ -75,13 +75,13 @@ def decode_units(units: Tensor, rule: str) -> Tensor:
 
     Example:
         >>> from .chars import strings_from_rows
-        >>> raw = [RAW + byte for byte in (0xE2, 0x82, 0xAC, 0xE0, 0x80)]
-        >>> units = torch.tensor([[*raw, ord("A"), ord("é"), -1]], dtype=torch.int32)
-        >>> strings_from_rows(decode_units(units, "maximal_subpart")), strings_from_rows(decode_units(units, "per_byte"))
-        (['€��Aé'], ['€��Aé'])
-        >>> units = torch.tensor([[RAW + 0xF0, RAW + 0x9F, RAW + 0x98, ord("A")]], dtype=torch.int32)
-        >>> strings_from_rows(decode_units(units, "maximal_subpart")), strings_from_rows(decode_units(units, "per_byte"))
-        (['�A'], ['���A'])
+        >>> def both_rules(units):
+        ...     rows = torch.tensor([units], dtype=torch.int32)
+        ...     return [strings_from_rows(decode_units(rows, rule))[0] for rule in INVALID_UTF8_RULES]
+        >>> both_rules([*(RAW + byte for byte in (0xE2, 0x82, 0xAC, 0xE0, 0x80)), ord("A"), ord("é"), -1])
+        ['€��Aé', '€��Aé']
+        >>> both_rules([RAW + 0xF0, RAW + 0x9F, RAW + 0x98, ord("A")])
+        ['�A', '���A']
     """
     if rule not in INVALID_UTF8_RULES:
         raise ValueError(f"unknown rule for ill-formed UTF-8 {rule!r}; expected one of {INVALID_UTF8_RULES}")
