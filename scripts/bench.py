@@ -17,6 +17,9 @@ dropping special ids, joining ids into strings) is timed as part of it:
 Workloads:
 
 * ``wmt17``: the 16 WMT17 en-de systems, 13a-tokenized words mapped to ids, batches of 128;
+* ``subwords``: the same systems as SentencePiece ids, scored as sacreBLEU scores their decoded
+  text: torch-bleu's ``detokenizer=`` against decoding every row and calling sacrebleu
+  (``benchmarks/subwords.py``);
 * ``grid``: synthetic batches of B x L from 32 to 1024, R = 1 and R = 4 references. The Python
   contenders run on a sample of the rows (their cost is per sentence), reported as throughput;
 * ``rl``: per-sentence BLEU of a 256 x 1024 batch, as an RL reward;
@@ -61,6 +64,7 @@ import torch_bleu
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the benchmarks package beside this script
 
 from benchmarks.common import QUICK, cpu_name, workload_sizes
+from benchmarks.subwords import run_subwords
 from benchmarks.workloads import plot, run_grid, run_memory, run_rl, run_threads, run_update_latency, run_wmt17
 
 WMT_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17-en-de"
@@ -82,7 +86,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--skip",
         nargs="*",
         default=[],
-        choices=["wmt17", "grid", "rl", "update", "memory", "threads"],
+        choices=["wmt17", "subwords", "grid", "rl", "update", "memory", "threads"],
         help="workloads to leave out",
     )
     args = parser.parse_args(argv)
@@ -114,6 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     workloads = {
         "wmt17": run_wmt17,
+        "subwords": run_subwords,
         "grid": run_grid,
         "rl": run_rl,
         "update": run_update_latency,

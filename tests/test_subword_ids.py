@@ -325,6 +325,22 @@ def test_compiled_fullgraph_equals_eager():
     assert _our_statistics(compiled(ids, target, **options)) == _our_statistics(eager)
 
 
+@pytest.mark.parametrize("references", ["ids", "strings"])
+def test_compiled_metric_equals_eager(references):
+    vocabulary = Vocabulary("unigram")
+    rows = [vocabulary.encode(line) for line in CORPUS_LINES[:12]]
+    target = [[row] for row in rows[1:] + rows[:1]]
+    if references == "strings":
+        target = [[vocabulary.decode(refs[0])] for refs in target]
+    eager = BLEUScore(detokenizer=vocabulary.detokenizer)
+    compiled = BLEUScore(detokenizer=vocabulary.detokenizer, compile={"backend": "eager"})
+    for metric in (eager, compiled):
+        metric.update(rows[:7], target[:7])
+        metric.update(rows[7:], target[7:])
+    assert compiled.matches.tolist() == eager.matches.tolist() and compiled.totals.tolist() == eager.totals.tolist()
+    assert compiled.compute().item() == eager.compute().item()
+
+
 # --- limits, said plainly --------------------------------------------------------------------------------
 
 

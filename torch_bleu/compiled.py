@@ -28,6 +28,7 @@ import torch.nn.functional as F
 
 from .arrays import int64_like
 from .config import BLEUConfig
+from .detokenize.chars import PAD
 from .functional import count_statistics
 from .inputs import TokenBatch
 from .statistics import SentenceStatistics
@@ -61,12 +62,16 @@ def bucketed(batch: TokenBatch) -> TokenBatch:
     row_lengths = batch.row_lengths
     if row_lengths is None:  # padded tensors: every row spans its width
         row_lengths = int64_like((hyp_width, *[ref_width] * num_refs), batch.preds).expand(size, 1 + num_refs)
-    ref_present = batch.ref_present
+    ref_present, reference_chars = batch.ref_present, batch.reference_chars
+    if reference_chars is not None:  # reference strings: their characters padded like the ids
+        text_width = bucket(reference_chars.shape[-1])
+        reference_chars = F.pad(reference_chars, (0, text_width - reference_chars.shape[-1], 0, 0, 0, rows), value=PAD)
     return TokenBatch(
         F.pad(batch.preds, (0, width - hyp_width, 0, rows)),
         F.pad(batch.target, (0, width - ref_width, 0, 0, 0, rows)),
         None if ref_present is None else F.pad(ref_present, (0, 0, 0, rows)),
         F.pad(row_lengths, (0, 0, 0, rows)),
+        reference_chars,
     )
 
 

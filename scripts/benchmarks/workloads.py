@@ -285,7 +285,12 @@ def run_rl(args: argparse.Namespace, device: torch.device) -> dict:
 
 def peak_update_bytes(preds: Tensor, target: Tensor) -> int:
     """Peak bytes allocated by ``BLEUScore.update`` beyond what was allocated before it."""
-    metric = torch_bleu.BLEUScore(ignore_ids=SPECIAL_IDS).to(preds.device)
+    return peak_bytes(lambda: torch_bleu.BLEUScore(ignore_ids=SPECIAL_IDS).to(preds.device), preds, target)
+
+
+def peak_bytes(make_metric: Callable[[], torch_bleu.BLEUScore], preds: Tensor, target: Tensor) -> int:
+    """Peak bytes allocated by the ``update`` of the metric ``make_metric`` makes, beyond what was allocated before."""
+    metric = make_metric()
     metric.update(preds, target)  # warm-up
     if preds.device.type == "cuda":
         torch.cuda.synchronize()

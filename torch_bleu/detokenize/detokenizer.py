@@ -11,7 +11,6 @@ reads its objects.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -90,19 +89,6 @@ class Detokenizer:
     def vocab_size(self) -> int:
         """How many ids the vocabulary has (``0 .. vocab_size - 1``)."""
         return len(self.entries)
-
-    @property
-    def longest_entry(self) -> int:
-        """The most bytes one id decodes to."""
-        return max(map(len, self.entries))
-
-    @property
-    def fingerprint(self) -> str:
-        """A digest of the table and rules: two detokenizers with equal fingerprints decode alike."""
-        digest = hashlib.sha256(json.dumps([self.invalid_utf8, self.clean_up, sorted(self.separators)]).encode())
-        for entry in self.entries:
-            digest.update(len(entry).to_bytes(4, "little") + entry)
-        return digest.hexdigest()[:16]
 
     def tables(self, device: torch.device) -> tuple[Tensor, Tensor]:
         """``(entry_units, entry_lengths)`` on ``device``: ``(V, E)`` int32, zero-padded, and ``(V,)`` int64.
