@@ -341,6 +341,32 @@ def test_compiled_metric_equals_eager(references):
     assert compiled.compute().item() == eager.compute().item()
 
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize("kind", ["bpe with byte fallback", "transformers, clean-up"])
+def test_update_on_cuda_equals_cpu_without_host_syncs(kind):
+    vocabulary = Vocabulary(kind)
+    pad = PAD_ID if kind in SENTENCEPIECE_KINDS else 0
+    rows = [vocabulary.encode(line) for line in CORPUS_LINES[:8]]
+    rows += [[token for token in row if token != pad] for row in vocabulary.random_rows(random.Random(1), 8, 20)]
+    ids = torch.full((len(rows), max(map(len, rows))), pad)
+    for index, row in enumerate(rows):
+        ids[index, : len(row)] = torch.tensor(row, dtype=torch.int64)
+    target = ids.flip(0)
+    on_cpu = BLEUScore(detokenizer=vocabulary.detokenizer, ignore_ids=[pad])
+    on_cpu.update(ids, target)
+    on_cuda = BLEUScore(detokenizer=vocabulary.detokenizer, ignore_ids=[pad]).cuda()
+    on_cuda.update(ids.cuda(), target.cuda())  # the first update moves the tables to the device
+    on_cuda.reset()
+    ids, target = ids.cuda(), target.cuda()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        on_cuda.update(ids, target)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert on_cuda.matches.tolist() == on_cpu.matches.tolist()
+    assert (on_cuda.preds_len.item(), on_cuda.target_len.item()) == (on_cpu.preds_len.item(), on_cpu.target_len.item())
+
+
 # --- limits, said plainly --------------------------------------------------------------------------------
 
 
