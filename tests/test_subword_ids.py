@@ -13,6 +13,7 @@ data, and with the static widths (from shapes alone) that accelerators and ``met
 
 from __future__ import annotations
 
+import io
 import random
 import sys
 
@@ -20,6 +21,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from shared_data import WMT17
 from subword_tokenizers import (
     ADDED_TOKEN,
     BOS_ID,
@@ -270,6 +272,47 @@ def test_real_outputs_against_original_references(vocabulary):
     assert metric.compute().item() * 100 == pytest.approx(theirs.score, abs=1e-10)
 
 
+@SLOW
+@given(hypotheses=st.lists(ADVERSARIAL, min_size=1, max_size=5), shift=st.integers(0, 4))
+def test_adversarial_strings_through_the_tokenizer(vocabulary, hypotheses, shift):
+    """Entities, odd whitespace, runs of periods, emoji: encoded, then scored on the ids and as text."""
+    references = [[hypotheses[(index + shift) % len(hypotheses)] + " a..5"] for index in range(len(hypotheses))]
+    ids = [vocabulary.encode(text) for text in hypotheses]
+    decoded = [vocabulary.decode(row) for row in ids]
+    stats = sentence_statistics(ids, references, detokenizer=vocabulary.detokenizer)
+    assert _our_statistics(stats) == _sacrebleu_statistics(decoded, references)
+
+
+def test_wmt17_systems_as_sentencepiece_ids():
+    """Real outputs: two WMT17 systems, encoded with a model trained on the reference, against the reference text."""
+    requires("sentencepiece")
+    import sentencepiece
+
+    if not WMT17.is_dir():
+        pytest.skip(f"needs the WMT17 data beside the checkout ({WMT17})")
+    reference = (WMT17 / "newstest2017.ref.de").read_text(encoding="utf-8").splitlines()
+    model = io.BytesIO()
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter(reference),
+        model_writer=model,
+        vocab_size=4000,
+        byte_fallback=True,
+        num_threads=1,
+        minloglevel=2,
+    )
+    processor = sentencepiece.SentencePieceProcessor(model_proto=model.getvalue())
+    detok = Detokenizer.from_sentencepiece(processor)
+    for path in sorted(WMT17.glob("sys.*.de"))[:2]:
+        output = processor.encode(path.read_text(encoding="utf-8").splitlines())
+        metric = BLEUScore(detokenizer=detok, smoothing="exp")
+        for start in range(0, len(output), 500):
+            metric.update(output[start : start + 500], reference[start : start + 500])
+        theirs = BLEU().corpus_score([processor.decode(row) for row in output], [reference])
+        assert metric.matches.tolist() == theirs.counts and metric.totals.tolist() == theirs.totals
+        assert (metric.preds_len.item(), metric.target_len.item()) == (theirs.sys_len, theirs.ref_len)
+        assert metric.compute().item() * 100 == pytest.approx(theirs.score, abs=1e-10)
+
+
 def test_padded_tensors_with_ignored_ids_equal_decoding_the_stripped_rows():
     vocabulary = Vocabulary("bpe with byte fallback")
     rows = [vocabulary.encode(line) for line in CORPUS_LINES[:16]]
@@ -282,6 +325,25 @@ def test_padded_tensors_with_ignored_ids_equal_decoding_the_stripped_rows():
     decoded = [vocabulary.decode(row) for row in rows]
     theirs = BLEU(smooth_method="none").corpus_score(decoded, [decoded[-1:] + decoded[:-1]])
     assert score.item() * 100 == pytest.approx(theirs.score, abs=1e-10)
+
+
+def test_empty_batches_other_dtypes_and_views():
+    vocabulary = Vocabulary("unigram")
+    detok = vocabulary.detokenizer
+    empty = torch.zeros((0, 5), dtype=torch.int64)
+    assert sentence_statistics(empty, empty, detokenizer=detok).matches.shape == (0, 4)
+    rows = [vocabulary.encode(line) for line in CORPUS_LINES[:6]]
+    ids = torch.full((6, max(map(len, rows))), PAD_ID)
+    for index, row in enumerate(rows):
+        ids[index, : len(row)] = torch.tensor(row)
+    expected = corpus_bleu(ids, ids.flip(0), detokenizer=detok, ignore_ids=[PAD_ID])
+    for dtype in (torch.int32, torch.int16):
+        assert corpus_bleu(ids.to(dtype), ids.flip(0), detokenizer=detok, ignore_ids=[PAD_ID]) == expected
+    wide = torch.full((6, 2 * ids.shape[1]), PAD_ID)
+    wide[:, ::2] = ids
+    view = wide[:, ::2]  # a strided view
+    assert not view.is_contiguous()
+    assert corpus_bleu(view, ids.flip(0), detokenizer=detok, ignore_ids=[PAD_ID]) == expected
 
 
 # --- the metric: states, devices, compile ---------------------------------------------------------------

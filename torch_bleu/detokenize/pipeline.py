@@ -102,9 +102,10 @@ def detokenized_rows(rows: StackedRows, reference_chars: Tensor | None, config: 
     assert config.detokenizer is not None and config.tokenize is not None
     batch, sources, width = rows.tokens.shape
     keep = rows.keep if rows.keep is not None else torch.ones_like(rows.tokens, dtype=torch.bool)
-    chars = decoded_chars(rows.tokens.view(-1, width), keep.reshape(-1, width), config.detokenizer)
+    rows_shape = (batch * sources, width)
+    chars = decoded_chars(rows.tokens.reshape(rows_shape), keep.reshape(rows_shape), config.detokenizer)
     if reference_chars is not None:
-        hypotheses = chars.view(batch, sources, -1)[:, : rows.hypotheses]
+        hypotheses = chars.view(batch, sources, chars.shape[-1])[:, : rows.hypotheses]
         text_width = max(hypotheses.shape[-1], reference_chars.shape[-1])
         chars = torch.cat(
             [
@@ -114,6 +115,6 @@ def detokenized_rows(rows: StackedRows, reference_chars: Tensor | None, config: 
             dim=1,
         ).view(batch * sources, text_width)
     words = words_of_text(chars, config.tokenize)
-    ids, lengths = words.ids.view(batch, sources, -1), words.lengths.view(batch, sources)
+    ids, lengths = words.ids.view(batch, sources, words.ids.shape[-1]), words.lengths.view(batch, sources)
     kept = torch.arange(ids.shape[-1], device=ids.device) < lengths.unsqueeze(-1)
     return StackedRows(ids, kept, lengths, rows.hypotheses)
