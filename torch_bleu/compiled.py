@@ -21,6 +21,8 @@ Example:
 
 from __future__ import annotations
 
+import itertools
+import types
 from typing import Any, Callable
 
 import torch
@@ -87,6 +89,20 @@ def compiled_counter(config: BLEUConfig, options: dict[str, Any] | None = None) 
     return _COUNTERS[key]
 
 
+def _own_code(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` with a code object of its own.
+
+    ``torch.compile`` keeps its graphs, and counts recompilations against its limit (8), per code
+    object; every counter's ``count`` shares one, so without this a program with a few compiled
+    metrics (other options, other devices) would run into the limit together.
+    """
+    code = function.__code__.replace(co_name=f"{function.__name__}_{next(_COUNTER_NUMBERS)}")
+    return types.FunctionType(code, function.__globals__, code.co_name, function.__defaults__, function.__closure__)
+
+
+_COUNTER_NUMBERS = itertools.count()
+
+
 class CompiledCounter:
     """:func:`~torch_bleu.functional.count_statistics` for one ``config``, compiled, on bucketed batches.
 
@@ -101,7 +117,7 @@ class CompiledCounter:
             return count_statistics(batch, config)
 
         self.options = {**DEFAULT_COMPILE_OPTIONS, **(options or {})}
-        self._compiled: Callable[[TokenBatch], SentenceStatistics] = torch.compile(count, **self.options)
+        self._compiled: Callable[[TokenBatch], SentenceStatistics] = torch.compile(_own_code(count), **self.options)
 
     def __call__(self, batch: TokenBatch) -> SentenceStatistics:
         """The statistics of ``batch``'s sentences (the padded ones cut off)."""

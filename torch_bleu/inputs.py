@@ -327,12 +327,13 @@ def _holds_strings(target: object) -> bool:
     return isinstance(first, str) or (isinstance(first, SEQUENCES) and bool(first) and isinstance(first[0], str))
 
 
-def _reference_strings(target: object, batch: int) -> list[list[str]]:
+def reference_strings(target: object, batch: int) -> list[list[str]]:
     """Per hypothesis, its list of reference strings (a lone string is a list of one)."""
     if isinstance(target, str) or not isinstance(target, SEQUENCES):
         raise TypeError(f"target must be a list of strings or of lists of strings, got {type(target).__name__}")
     references = [
-        [entry] if isinstance(entry, str) else _strings(entry, f"target[{index}]") for index, entry in enumerate(target)
+        [entry] if isinstance(entry, str) else string_list(entry, f"target[{index}]")
+        for index, entry in enumerate(target)
     ]
     if len(references) != batch:
         raise ValueError(f"preds and target batch sizes differ: {batch} != {len(references)}")
@@ -363,11 +364,12 @@ def subword_batch(preds: Any, target: Any) -> TokenBatch:
     from .detokenize.chars import rows_from_strings
 
     batch = token_batch(preds, [[[]] for _ in range(len(preds))])
-    references = _reference_strings(target, batch.preds.shape[0])
+    references = reference_strings(target, batch.preds.shape[0])
     counts = [len(refs) for refs in references]
     num_refs, device = max(counts, default=1), batch.preds.device
     flat = [refs[index] if index < len(refs) else "" for refs in references for index in range(num_refs)]
-    chars = rows_from_strings(flat, device).view(len(references), num_refs, -1)
+    chars = rows_from_strings(flat, device)
+    chars = chars.view(len(references), num_refs, chars.shape[-1])
     ref_present = torch.arange(num_refs, device=device) < torch.tensor(counts, device=device).unsqueeze(-1)
     target_ids = batch.preds.new_zeros((len(references), num_refs, 0))
     assert batch.row_lengths is not None  # a ragged target gives the batch its row lengths
@@ -375,7 +377,7 @@ def subword_batch(preds: Any, target: Any) -> TokenBatch:
     return TokenBatch(batch.preds, target_ids, ref_present, row_lengths, chars)
 
 
-def _strings(values: object, name: str) -> list[str]:
+def string_list(values: object, name: str) -> list[str]:
     if isinstance(values, str) or not isinstance(values, SEQUENCES):
         raise TypeError(f"{name} must be a list of strings when tokenize= is given, got {type(values).__name__}")
     for index, value in enumerate(values):
@@ -401,8 +403,8 @@ def text_batch(
         >>> batch.preds.tolist(), batch.target.tolist()
         ([[0, 1, 2, 3]], [[[0, 1, 2, 3], [4, 1, 2, 5]]])
     """
-    hypotheses = _strings(preds, "preds")
-    references = _reference_strings(target, len(hypotheses))
+    hypotheses = string_list(preds, "preds")
+    references = reference_strings(target, len(hypotheses))
     words = load_tokenizer(tokenize, lowercase)
     vocabulary = Vocabulary()
     hyp_ids = vocabulary.encode(map(words, hypotheses))

@@ -35,6 +35,20 @@ def widths_from_data(tensor: Tensor) -> bool:
     )
 
 
+_TABLES: dict[tuple[str, torch.device], Tensor] = {}
+
+
+def lookup_table(name: str, values: Sequence[int], dtype: torch.dtype, device: torch.device) -> Tensor:
+    """``values`` as a tensor on ``device``, copied there once per device and reused (inside a compiled
+    graph, a constant of the graph)."""
+    table = _TABLES.get((name, device))
+    if table is None:
+        table = torch.tensor(values, dtype=dtype, device=device)
+        if not torch.compiler.is_compiling():
+            _TABLES[name, device] = table
+    return table
+
+
 def rows_from_strings(strings: Sequence[str], device: torch.device, width: int | None = None) -> Tensor:
     """The code points of ``strings`` as rows ``(len(strings), width)`` on ``device`` (``width``: the longest).
 

@@ -92,29 +92,40 @@ def words_of_text(chars: Tensor, tokenize: str) -> WordRows:
     return word_rows(chars, in_word, starts)
 
 
-def detokenized_rows(rows: StackedRows, reference_chars: Tensor | None, config: BLEUConfig) -> StackedRows:
-    """Rows of subword ids (:func:`~torch_bleu.engine.rows.stack_rows`) as rows of the words of their text.
+def decoded_text(rows: StackedRows, reference_chars: Tensor | None, detokenizer: Detokenizer) -> Tensor:
+    """The text of rows of subword ids (:func:`~torch_bleu.engine.rows.stack_rows`): ``(B, S, W)`` code points.
 
-    Each row is decoded by ``config.detokenizer`` and tokenized by sacrebleu's ``config.tokenize``;
-    references given as strings (``reference_chars`` ``(B, R, W)`` code points) take the place of
-    the (empty) reference rows, tokenized the same way but, being text already, not decoded.
+    Each row is decoded by ``detokenizer``; references given as strings (``reference_chars``
+    ``(B, R, W')`` code points) take the place of the (empty) reference rows, as they are.
     """
-    assert config.detokenizer is not None and config.tokenize is not None
     batch, sources, width = rows.tokens.shape
     keep = rows.keep if rows.keep is not None else torch.ones_like(rows.tokens, dtype=torch.bool)
     rows_shape = (batch * sources, width)
-    chars = decoded_chars(rows.tokens.reshape(rows_shape), keep.reshape(rows_shape), config.detokenizer)
-    if reference_chars is not None:
-        hypotheses = chars.view(batch, sources, chars.shape[-1])[:, : rows.hypotheses]
-        text_width = max(hypotheses.shape[-1], reference_chars.shape[-1])
-        chars = torch.cat(
-            [
-                torch.nn.functional.pad(hypotheses, (0, text_width - hypotheses.shape[-1]), value=PAD),
-                torch.nn.functional.pad(reference_chars, (0, text_width - reference_chars.shape[-1]), value=PAD),
-            ],
-            dim=1,
-        ).view(batch * sources, text_width)
-    words = words_of_text(chars, config.tokenize)
+    chars = decoded_chars(rows.tokens.reshape(rows_shape), keep.reshape(rows_shape), detokenizer)
+    chars = chars.view(batch, sources, chars.shape[-1])
+    if reference_chars is None:
+        return chars
+    hypotheses = chars[:, : rows.hypotheses]
+    text_width = max(hypotheses.shape[-1], reference_chars.shape[-1])
+    return torch.cat(
+        [
+            torch.nn.functional.pad(hypotheses, (0, text_width - hypotheses.shape[-1]), value=PAD),
+            torch.nn.functional.pad(reference_chars, (0, text_width - reference_chars.shape[-1]), value=PAD),
+        ],
+        dim=1,
+    )
+
+
+def detokenized_rows(rows: StackedRows, reference_chars: Tensor | None, config: BLEUConfig) -> StackedRows:
+    """Rows of subword ids (:func:`~torch_bleu.engine.rows.stack_rows`) as rows of the words of their text.
+
+    Each row is decoded by ``config.detokenizer`` (references given as strings are taken as they are,
+    see :func:`decoded_text`) and tokenized by sacrebleu's ``config.tokenize``.
+    """
+    assert config.detokenizer is not None and config.tokenize is not None
+    batch, sources = rows.tokens.shape[:2]
+    chars = decoded_text(rows, reference_chars, config.detokenizer)
+    words = words_of_text(chars.view(batch * sources, chars.shape[-1]), config.tokenize)
     ids, lengths = words.ids.view(batch, sources, words.ids.shape[-1]), words.lengths.view(batch, sources)
     kept = torch.arange(ids.shape[-1], device=ids.device) < lengths.unsqueeze(-1)
     return StackedRows(ids, kept, lengths, rows.hypotheses)

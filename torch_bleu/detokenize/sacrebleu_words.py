@@ -14,10 +14,12 @@ dictionaries; they score strings only.
 
 from __future__ import annotations
 
+import string
+
 import torch
 from torch import Tensor
 
-from .chars import PAD, replace_all, shifted
+from .chars import PAD, lookup_table, replace_all, shifted
 
 #: The tokenizers this module reproduces on code points.
 TOKENIZERS_ON_CODE_POINTS = ("13a", "none", "char")
@@ -33,8 +35,8 @@ REPLACEMENTS_13A = (
     ("&gt;", ">"),
 )
 
-# character classes, as bits of one lookup table
-SPACE, ALONE, DIGIT, PERIOD_OR_COMMA, DASH = 1, 2, 4, 8, 16
+# character classes, as bits of one lookup table (PUNCTUATION: ASCII punctuation, for chrF's words)
+SPACE, ALONE, DIGIT, PERIOD_OR_COMMA, DASH, PUNCTUATION = 1, 2, 4, 8, 16, 32
 #: Code points above this are never whitespace (``str.isspace``; the tests check every one) nor ASCII.
 LAST_CLASSIFIED = 0x3000
 
@@ -50,21 +52,17 @@ def _class_table() -> list[int]:
         bits |= DIGIT if "0" <= char <= "9" else 0
         bits |= PERIOD_OR_COMMA if char in ".," else 0
         bits |= DASH if char == "-" else 0
+        bits |= PUNCTUATION if char in string.punctuation else 0
         table.append(bits)
     return [*table, 0]
 
 
 _CLASS_TABLE = _class_table()
-_class_tables: dict[torch.device, Tensor] = {}
 
 
 def character_classes(chars: Tensor) -> Tensor:
     """The class bits (:data:`SPACE`, :data:`ALONE`, ...) of every code point of ``chars``."""
-    table = _class_tables.get(chars.device)
-    if table is None:
-        table = torch.tensor(_CLASS_TABLE, dtype=torch.uint8, device=chars.device)
-        if not torch.compiler.is_compiling():
-            _class_tables[chars.device] = table
+    table = lookup_table("character classes", _CLASS_TABLE, torch.uint8, chars.device)
     index = (chars.to(torch.int64) + 1).clamp_(max=LAST_CLASSIFIED + 2)
     return table[index]
 

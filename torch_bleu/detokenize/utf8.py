@@ -24,7 +24,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from .chars import PAD, pack_kept, shifted, widths_from_data
+from .chars import PAD, lookup_table, pack_kept, shifted, widths_from_data
 
 #: The replacement character.
 REPLACEMENT = 0xFFFD
@@ -52,16 +52,10 @@ def _lead_table() -> list[int]:
 
 
 _LEAD_TABLE = _lead_table()
-_lead_tables: dict[torch.device, Tensor] = {}
 
 
 def _leads(data: Tensor) -> Tensor:
-    table = _lead_tables.get(data.device)
-    if table is None:
-        table = torch.tensor(_LEAD_TABLE, dtype=torch.int32, device=data.device)
-        if not torch.compiler.is_compiling():
-            _lead_tables[data.device] = table
-    return table[(data + 1).long()]
+    return lookup_table("utf-8 leads", _LEAD_TABLE, torch.int32, data.device)[(data + 1).long()]
 
 
 def _continuation(values: Tensor) -> Tensor:

@@ -1,0 +1,60 @@
+"""Functional chrF: per-sentence statistics and scores, corpus scores, from strings or subword ids."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import torch  # noqa: F401  (the doctests use it)
+from torch import Tensor
+
+from .config import CHRFConfig, chrf_config
+from .score import chrf_from_statistics
+from .statistics import chrf_statistics
+from .text import text_batch
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from .config import CHRFOptions
+
+
+def sentence_chrf_statistics(preds: Any, target: Any, config: CHRFConfig) -> Tensor:
+    """``(B, orders, 3)`` statistics (hypothesis, reference and match counts) of every sentence.
+
+    ``preds`` are strings, or subword ids with ``config.detokenizer``; ``target`` holds, per
+    hypothesis, its reference or a list of its references (strings, or ids with a detokenizer).
+
+    Example:
+        >>> sentence_chrf_statistics(["the cat"], ["the hat"], CHRFConfig(char_order=1)).tolist()
+        [[[6, 6, 5]]]
+    """
+    return chrf_statistics(text_batch(preds, target, config), config)
+
+
+def corpus_chrf(preds: Any, target: Any, **options: Unpack[CHRFOptions]) -> Tensor:
+    """Corpus chrF (chrF++ with ``word_order=2``): statistics summed over sentences, then scored once.
+
+    Equals sacrebleu's ``CHRF(...).corpus_score(preds, [refs]).score / 100``.
+
+    Example:
+        >>> hyps = ["The cat sat on the mat.", "A dog barked."]
+        >>> refs = [["The cat is on the mat."], ["The dog barked loudly.", "A dog barked."]]
+        >>> round(100 * corpus_chrf(hyps, refs).item(), 4), round(100 * corpus_chrf(hyps, refs, word_order=2).item(), 4)
+        (78.7503, 80.1532)
+    """
+    config = chrf_config(dict(options))
+    stats = sentence_chrf_statistics(preds, target, config)
+    return chrf_from_statistics(stats.sum(0), config)
+
+
+def sentence_chrf(preds: Any, target: Any, **options: Unpack[CHRFOptions]) -> Tensor:
+    """chrF of every sentence of a batch on its own, ``(B,)`` float64 (e.g. RL rewards).
+
+    Equals sacrebleu's ``CHRF(...).sentence_score(hyp, refs).score / 100`` for each sentence.
+
+    Example:
+        >>> [round(score, 4) for score in sentence_chrf(["the cat", "a dog"], ["the hat", "a dog"]).tolist()]
+        [0.2806, 1.0]
+    """
+    config = chrf_config(dict(options))
+    return chrf_from_statistics(sentence_chrf_statistics(preds, target, config), config)
