@@ -45,7 +45,8 @@ def chrf_word_starts(chars: Tensor, classes: Tensor) -> tuple[Tensor, Tensor]:
 
 
 def _pair_statistics(tokens: Tensor, lengths: Tensor, orders: int) -> Tensor:
-    """``(B, R, orders, 3)`` counts of each hypothesis (row 0 of ``tokens`` ``(B, 1 + R, L)``) against each reference."""
+    """``(B, R, orders, 3)`` counts of each hypothesis (row 0 of ``tokens`` ``(B, 1 + R, L)``) against each
+    reference."""
     batch, sources, width = tokens.shape
     references = sources - 1
     pairs = torch.stack([tokens[:, :1].expand(batch, references, width), tokens[:, 1:]], dim=2)
@@ -64,7 +65,8 @@ def chrf_statistics(text: TextBatch, config: CHRFConfig) -> Tensor:
 
     Example:
         >>> from .text import text_batch
-        >>> chrf_statistics(text_batch(["ab c"], [["abd"]], CHRFConfig(char_order=2)), CHRFConfig(char_order=2)).tolist()
+        >>> config = CHRFConfig(char_order=2)
+        >>> chrf_statistics(text_batch(["ab c"], [["abd"]], config), config).tolist()
         [[[3, 3, 2], [2, 2, 1]]]
     """
     batch, sources, width = text.chars.shape
