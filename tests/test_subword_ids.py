@@ -23,19 +23,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shared_data import WMT17
 from subword_tokenizers import (
-    ADDED_TOKEN,
     BOS_ID,
     CORPUS,
     EOS_ID,
     PAD_ID,
-    UNK_ID,
-    cached_byte_level_bpe,
     cached_metaspace_bpe,
     cached_sentencepiece,
-    cached_transformers,
     cached_wordpiece,
     requires,
 )
+from vocabularies import HUGGINGFACE_KINDS, SENTENCEPIECE_KINDS, Vocabulary
 
 import torch_bleu
 from torch_bleu import BLEUScore, Detokenizer, corpus_bleu, sentence_bleu, sentence_statistics
@@ -148,56 +145,6 @@ def test_ill_formed_utf8_is_replaced_as_python_does(rows):
 
 
 # --- the tokenizers: ids decoded on the device equal their decode() --------------------------------------
-
-
-def _sentencepiece(kind: str):
-    requires("sentencepiece")
-    if kind == "unigram":
-        return cached_sentencepiece("unigram")
-    return cached_sentencepiece("bpe", byte_fallback=True)
-
-
-def _huggingface(kind: str):
-    requires("tokenizers")
-    if kind == "tokenizers":
-        return cached_byte_level_bpe()
-    requires("transformers")
-    return cached_transformers(clean_up=True, force_clean_up_for_bpe=kind == "transformers, clean-up")
-
-
-SENTENCEPIECE_KINDS = ["unigram", "bpe with byte fallback"]
-HUGGINGFACE_KINDS = ["tokenizers", "transformers", "transformers, clean-up"]
-
-
-class Vocabulary:
-    """A tokenizer, its detokenizer, how it decodes and encodes, and the ids worth drawing often."""
-
-    def __init__(self, kind: str):
-        if kind in SENTENCEPIECE_KINDS:
-            processor = _sentencepiece(kind)
-            self.detokenizer = Detokenizer.from_sentencepiece(processor)
-            self.decode = processor.decode
-            self.encode = processor.encode
-            pieces = ["▁&", "amp", ";", "▁.", ",", "-", "▁'", "s", "▁n't"]
-            self.special = [UNK_ID, BOS_ID, EOS_ID, PAD_ID, *(processor.piece_to_id(p) for p in pieces)]
-            self.special += [i for i in range(processor.get_piece_size()) if processor.is_byte(i)][0xC0:0xF8:3]
-            self.strip_leading_spaces = True  # decode drops the row's first space, which no tokenizer reads
-        else:
-            tokenizer = _huggingface(kind)
-            self.detokenizer = Detokenizer.from_huggingface(tokenizer)
-            backend = getattr(tokenizer, "backend_tokenizer", tokenizer)
-            self.decode = lambda ids: tokenizer.decode(ids, skip_special_tokens=True)
-            self.encode = lambda text: backend.encode(text, add_special_tokens=False).ids
-            self.special = [0, 1, 2, backend.token_to_id(ADDED_TOKEN), *backend.encode(" . , ' n't 's &amp; 3-4").ids]
-            self.special += [backend.token_to_id(char) for char in "ÂÃâãäð"]  # UTF-8 lead bytes as GPT-2 letters
-            self.strip_leading_spaces = False
-        self.size = self.detokenizer.vocab_size
-
-    def random_rows(self, rng: random.Random, count: int, longest: int) -> list[list[int]]:
-        return [
-            [rng.choice(self.special) if rng.random() < 0.4 else rng.randrange(self.size) for _ in range(length)]
-            for length in (rng.randrange(longest + 1) for _ in range(count))
-        ]
 
 
 @pytest.fixture(scope="module", params=SENTENCEPIECE_KINDS + HUGGINGFACE_KINDS)
@@ -475,7 +422,7 @@ def test_bad_ids_and_strings_are_refused_and_states_kept():
 
 def test_sentencepiece_model_path_and_repr(tmp_path):
     requires("sentencepiece")
-    processor = _sentencepiece("unigram")
+    processor = cached_sentencepiece("unigram")
     path = tmp_path / "m.model"
     path.write_bytes(processor.serialized_model_proto())
     from_path = Detokenizer.from_sentencepiece(path)

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from .config import BLEUConfig
 
 if TYPE_CHECKING:
+    from .chrf.functional import corpus_chrf, sentence_chrf
+    from .chrf.metric import CHRFScore
     from .detokenize.detokenizer import Detokenizer
     from .functional import corpus_bleu, sentence_bleu, sentence_statistics
     from .metric import BLEUScore
@@ -22,11 +24,14 @@ if TYPE_CHECKING:
 __all__ = [
     "BLEUConfig",
     "BLEUScore",
+    "CHRFScore",
     "Detokenizer",
     "SentenceStatistics",
     "bleu_from_statistics",
     "corpus_bleu",
+    "corpus_chrf",
     "sentence_bleu",
+    "sentence_chrf",
     "sentence_statistics",
 ]
 __version__ = "0.1.0"
@@ -35,6 +40,9 @@ __version__ = "0.1.0"
 # counts with NumPy on a CPU, starts without importing PyTorch (about a second) or torchmetrics.
 _LAZY_MODULES = {
     "BLEUScore": "metric",
+    "CHRFScore": "chrf.metric",
+    "corpus_chrf": "chrf.functional",
+    "sentence_chrf": "chrf.functional",
     "Detokenizer": "detokenize.detokenizer",
     "SentenceStatistics": "statistics",
     "bleu_from_statistics": "score",
