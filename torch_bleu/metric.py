@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import Tensor
-from torchmetrics import Metric
 
 from .compiled import compiled_counter
 from .config import CONVENTIONS, FOREIGN_OPTIONS, REF_LENGTH_RULES, BLEUConfig, require_corpus_smoothing, unknown_option
+from .exact_metric import ExactStatisticsMetric, is_integer
 from .functional import count_statistics
 from .inputs import Hypotheses, References, input_batch
 
@@ -21,7 +21,7 @@ from .statistics import SentenceStatistics
 from .text import TOKENIZERS
 
 
-class BLEUScore(Metric):
+class BLEUScore(ExactStatisticsMetric):
     """Exact corpus BLEU accumulated on the device, summed across DDP ranks.
 
     ``update(preds, target)`` counts clipped n-gram matches of a padded batch without any host-device
@@ -86,7 +86,7 @@ class BLEUScore(Metric):
     totals: Tensor
     preds_len: Tensor
     target_len: Tensor
-    counted_with: Tensor
+    statistics_names = SentenceStatistics._fields
 
     def __init__(
         self,
@@ -165,91 +165,22 @@ class BLEUScore(Metric):
         self.preds_len += stats.preds_len.sum()
         self.target_len += stats.target_len.sum()
 
-    def merge_state(self, incoming_state: dict[str, Any] | Metric) -> None:
-        """Add the statistics of another ``BLEUScore``, or a dict of its four states, to this one's.
+    def counting_fingerprint(self) -> Tensor:
+        """See :func:`counting_fingerprint`."""
+        return counting_fingerprint(self.config)
 
-        The statistics must have been counted the same way: a ``BLEUScore`` with another ``max_order``,
-        ``ignore_ids``, ``ref_length`` or ``convention`` is rejected (scoring options such as
-        ``smoothing`` may differ), and so is a dict whose states are not integer tensors of the same shapes.
+    def counting_description(self) -> str:
+        """The counting options by name, for messages."""
+        return ", ".join(f"{name}={value!r}" for name, value in counting_options(self.config))
 
-        Example:
-            >>> first, second = BLEUScore(), BLEUScore(smoothing="exp")
-            >>> first.update(torch.tensor([[5, 6, 7]]), torch.tensor([[5, 6, 7]]))
-            >>> second.update(torch.tensor([[5, 6]]), torch.tensor([[5, 8]]))
-            >>> first.merge_state(second)
-            >>> first.matches.tolist(), first.totals.tolist()
-            ([4, 2, 1, 0], [5, 3, 1, 0])
-        """
-        if isinstance(incoming_state, BLEUScore):
-            self._check_states(incoming_state.metric_state)
-            merged_updates = incoming_state._update_count
-        elif isinstance(incoming_state, dict):
-            missing = [name for name in STATISTICS if name not in incoming_state]
-            if missing:
-                raise ValueError(f"the incoming state lacks {', '.join(missing)}")
-            incoming_state = {"counted_with": self.counted_with, **incoming_state}
-            self._check_states({name: incoming_state[name] for name in self._defaults})
-            merged_updates = 1
-        super().merge_state(incoming_state)
-        self._statistics_changed(merged_updates)
-
-    def _statistics_changed(self, updates: int) -> None:
-        """Forget a cached ``compute()`` value, and count states that came in other than by ``update``."""
-        self._computed = None
-        self._update_count += updates
-
-    def sync(self, *args: Any, **kwargs: Any) -> None:
-        """Gather the states of every rank (torchmetrics' ``sync``), forgetting a cached ``compute()`` value."""
-        super().sync(*args, **kwargs)
-        self._computed = None
-
-    def _load_from_state_dict(
-        self,
-        state_dict: dict[str, Any],
-        prefix: str,
-        local_metadata: dict[str, Any],
-        strict: bool,
-        missing_keys: list[str],
-        unexpected_keys: list[str],
-        error_msgs: list[str],
-    ) -> None:
-        """Load saved statistics as int64 copies on this metric's device, checked as in :meth:`merge_state`.
-
-        (torchmetrics would adopt the saved tensors themselves, so later updates would change the
-        caller's dict in place, and float states would end exactness silently.) Loaded statistics count
-        as an update: ``compute()`` scores them without warning, and no cached value survives.
-        Checkpoints that call ``matches`` and ``totals`` by their earlier names, ``numerator`` and
-        ``denominator`` (torchmetrics' names), load as well.
-        """
+    def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str, *args: Any) -> None:
+        """Load saved statistics (see :class:`~torch_bleu.exact_metric.ExactStatisticsMetric`); checkpoints that
+        call ``matches`` and ``totals`` by their earlier names, ``numerator`` and ``denominator``
+        (torchmetrics' names), load as well."""
         for earlier, name in EARLIER_NAMES.items():
             if prefix + earlier in state_dict and prefix + name not in state_dict:
                 state_dict[prefix + name] = state_dict.pop(prefix + earlier)
-        saved = {name: state_dict[prefix + name] for name in self._defaults if prefix + name in state_dict}
-        self._check_states(saved)
-        for name, value in saved.items():
-            state_dict[prefix + name] = value.to(device=self.device, dtype=torch.int64, copy=True)
-        super()._load_from_state_dict(
-            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
-        )
-        if saved:
-            self._statistics_changed(1)
-
-    def _check_states(self, states: dict[str, Any]) -> None:
-        """Incoming states must be integer tensors shaped like this metric's own, counted the same way."""
-        counted_with, own_counting = states.get("counted_with"), counting_fingerprint(self.config)
-        if isinstance(counted_with, Tensor) and not torch.equal(counted_with.cpu(), own_counting):
-            options = ", ".join(f"{name}={value!r}" for name, value in counting_options(self.config))
-            raise ValueError(
-                f"the incoming statistics were counted otherwise: counted_with {counted_with.tolist()} is not "
-                f"{own_counting.tolist()} ({options})"
-            )
-        for name, state in states.items():
-            own = getattr(self, name)
-            if not isinstance(state, Tensor) or not _is_integer(state):
-                found = state.dtype if isinstance(state, Tensor) else type(state).__name__
-                raise TypeError(f"state {name!r} must be an integer tensor to stay exact, got {found}")
-            if state.shape != own.shape:
-                raise ValueError(f"state {name!r} must have shape {tuple(own.shape)}, got {tuple(state.shape)}")
+        super()._load_from_state_dict(state_dict, prefix, *args)
 
     def compute(self) -> Tensor:
         """Corpus BLEU in ``[0, 1]`` of everything seen so far (0-d float64)."""
@@ -263,13 +194,6 @@ class BLEUScore(Metric):
         """
         return self._plot(val, ax)
 
-
-def _is_integer(tensor: Tensor) -> bool:
-    return not (tensor.is_floating_point() or tensor.is_complex() or tensor.dtype == torch.bool)
-
-
-#: The four states that hold statistics (``counted_with`` is a constant beside them).
-STATISTICS = SentenceStatistics._fields
 
 #: State names of checkpoints saved before the states took the statistics' names.
 EARLIER_NAMES = {"numerator": "matches", "denominator": "totals"}
@@ -320,7 +244,7 @@ def weighted_statistics(stats: SentenceStatistics, weight: object) -> SentenceSt
     batch = stats.preds_len.shape[0]
     if not isinstance(weight, Tensor):
         raise TypeError(f"weight must be a ({batch},) tensor of bools or integers, got {type(weight).__name__}")
-    if not _is_integer(weight) and weight.dtype != torch.bool:
+    if not is_integer(weight) and weight.dtype != torch.bool:
         raise TypeError(f"weight must hold bools or integers, as the statistics are exact integers; got {weight.dtype}")
     if weight.shape != (batch,):
         raise ValueError(f"weight must have shape ({batch},), one entry per row, got {tuple(weight.shape)}")

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import Tensor
-from torchmetrics import Metric
 
+from ..exact_metric import ExactStatisticsMetric
 from .config import CHRFConfig
 from .score import chrf_from_statistics
 from .statistics import chrf_statistics
@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from ..detokenize.detokenizer import Detokenizer
 
 
-class CHRFScore(Metric):
-    """Corpus chrF (chrF++ with ``word_order=2``), accumulated over ``update`` calls, as sacrebleu's ``CHRF`` computes it.
+class CHRFScore(ExactStatisticsMetric):
+    """Corpus chrF (chrF++ with ``word_order=2``) over ``update`` calls, as sacrebleu's ``CHRF`` computes it.
 
     ``update(preds, target)`` takes strings (``target``: per hypothesis its reference or a list of
     its references), or, with ``detokenizer``, subword ids (references as ids or strings), decoded on
@@ -44,6 +44,7 @@ class CHRFScore(Metric):
     is_differentiable = False
     higher_is_better = True
     full_state_update = False
+    statistics_names = ("statistics",)
     statistics: Tensor
 
     def __init__(
@@ -70,6 +71,18 @@ class CHRFScore(Metric):
             detokenizer=detokenizer,
         )
         self.add_state("statistics", torch.zeros((self.config.orders, 3), dtype=torch.int64), dist_reduce_fx="sum")
+        # equal on every rank and in every merge, so "max" keeps it as it is
+        self.add_state("counted_with", self.counting_fingerprint(), dist_reduce_fx="max")
+
+    def counting_fingerprint(self) -> Tensor:
+        """The options that decide the statistics: character and word orders, whitespace, lowercasing."""
+        config = self.config
+        return torch.tensor([config.char_order, config.word_order, config.whitespace, config.lowercase])
+
+    def counting_description(self) -> str:
+        """The counting options by name, for messages."""
+        names = ("char_order", "word_order", "whitespace", "lowercase")
+        return ", ".join(f"{name}={getattr(self.config, name)!r}" for name in names)
 
     def update(self, preds: Any, target: Any) -> None:
         """Add the statistics of a batch; it is checked first, so a rejected batch leaves the state as it was."""
