@@ -20,6 +20,8 @@ Workloads:
 * ``subwords``: the same systems as SentencePiece ids, scored as sacreBLEU scores their decoded
   text: torch-bleu's ``detokenizer=`` against decoding every row and calling sacrebleu
   (``benchmarks/subwords.py``);
+* ``chrf``: chrF++ of the same systems from text (against sacrebleu's ``CHRF``) and from
+  SentencePiece ids (against decoding every row and calling sacrebleu) (``benchmarks/chrf.py``);
 * ``grid``: synthetic batches of B x L from 32 to 1024, R = 1 and R = 4 references. The Python
   contenders run on a sample of the rows (their cost is per sentence), reported as throughput;
 * ``rl``: per-sentence BLEU of a 256 x 1024 batch, as an RL reward;
@@ -63,6 +65,7 @@ import torch_bleu
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the benchmarks package beside this script
 
+from benchmarks.chrf import run_chrf
 from benchmarks.common import QUICK, cpu_name, workload_sizes
 from benchmarks.subwords import run_subwords
 from benchmarks.workloads import plot, run_grid, run_memory, run_rl, run_threads, run_update_latency, run_wmt17
@@ -86,7 +89,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--skip",
         nargs="*",
         default=[],
-        choices=["wmt17", "subwords", "grid", "rl", "update", "memory", "threads"],
+        choices=["wmt17", "subwords", "chrf", "grid", "rl", "update", "memory", "threads"],
         help="workloads to leave out",
     )
     args = parser.parse_args(argv)
@@ -119,6 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     workloads = {
         "wmt17": run_wmt17,
         "subwords": run_subwords,
+        "chrf": run_chrf,
         "grid": run_grid,
         "rl": run_rl,
         "update": run_update_latency,

@@ -19,7 +19,7 @@ import argparse
 import io
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import torch
 from torch import Tensor
@@ -66,34 +66,55 @@ def static_widths() -> Iterator[None]:
         chars.WIDTHS_FROM_DATA_ON_CPU = True
 
 
-def run_subwords(args: argparse.Namespace, device: torch.device) -> dict | None:
+class SubwordCorpus(NamedTuple):
+    """The WMT17 systems as text and as SentencePiece ids in padded batches of 128, with the model."""
+
+    model: Any
+    detokenizer: torch_bleu.Detokenizer
+    reference: list[str]
+    systems: dict[str, list[str]]
+    batches: dict[str, list[Batch]]
+
+    def decode(self, rows: Tensor) -> list[str]:
+        """What the usual loop does per batch: ``tolist()``, drop the special ids, decode each row."""
+        return [self.model.decode([token for token in row if token not in SPECIAL_IDS]) for row in rows.tolist()]
+
+
+def load_subword_corpus(args: argparse.Namespace, device: torch.device, workload: str) -> SubwordCorpus | None:
+    """The corpus, or ``None`` (saying why) without sentencepiece or the data."""
     try:
         import sentencepiece  # noqa: F401
     except ImportError:
-        print("subwords: skipped, sentencepiece is not installed (pip install 'torch-bleu[subwords]')")
+        print(f"{workload}: skipped, sentencepiece is not installed (pip install 'torch-bleu[subwords]')")
         return None
     if not args.data.is_dir():
-        print(f"subwords: skipped, no data at {args.data}")
+        print(f"{workload}: skipped, no data at {args.data}")
         return None
-    from sacrebleu.metrics import BLEU
-
     sizes = workload_sizes(args)
     reference_lines = (args.data / "newstest2017.ref.de").read_text(encoding="utf-8").splitlines()
     model = train_sentencepiece(reference_lines)
     reference_lines = reference_lines[: sizes.wmt17_lines]
-    detokenizer = torch_bleu.Detokenizer.from_sentencepiece(model)
     reference = model.encode(reference_lines)
-    corpus: dict[str, list[Batch]] = {}
+    systems, batches = {}, {}
     for path in sorted(args.data.glob("sys.*.de"))[: sizes.wmt17_systems]:
-        output = model.encode(path.read_text(encoding="utf-8").splitlines()[: sizes.wmt17_lines])
-        corpus[path.name[len("sys.") : -len(".de")]] = [
+        name = path.name[len("sys.") : -len(".de")]
+        systems[name] = path.read_text(encoding="utf-8").splitlines()[: sizes.wmt17_lines]
+        output = model.encode(systems[name])
+        batches[name] = [
             (pad_rows(output[start : start + 128], device), pad_rows(reference[start : start + 128], device))
             for start in range(0, len(output), 128)
         ]
-    sentences = sum(preds.shape[0] for batches in corpus.values() for preds, _ in batches)
+    return SubwordCorpus(model, torch_bleu.Detokenizer.from_sentencepiece(model), reference_lines, systems, batches)
 
-    def decode(rows: Tensor) -> list[str]:
-        return [model.decode([token for token in row if token not in SPECIAL_IDS]) for row in rows.tolist()]
+
+def run_subwords(args: argparse.Namespace, device: torch.device) -> dict | None:
+    loaded = load_subword_corpus(args, device, "subwords")
+    if loaded is None:
+        return None
+    from sacrebleu.metrics import BLEU
+
+    detokenizer, corpus, decode = loaded.detokenizer, loaded.batches, loaded.decode
+    sentences = sum(preds.shape[0] for batches in corpus.values() for preds, _ in batches)
 
     def sacrebleu_system(batches: list[Batch]) -> float:
         hypotheses, references = [], []
