@@ -147,6 +147,19 @@ SAME_AS_SACREBLEU = [
     ["ref_1", "-i", "hyp_b", "-ci", "-cin", "200"],
     ["ref_1", "ref_2", "-i", "hyp_a", "-sl", "-f", "text", "-w", "3"],
     ["ref_1", "-i", "hyp_a", "hyp_b", "-m", "bleu", "--paired-jobs", "2", "-f", "text"],
+    # chrF and chrF++, alone and beside BLEU
+    ["ref_1", "-i", "hyp_a", "-m", "chrf"],
+    ["ref_1", "ref_2", "-i", "hyp_a", "-m", "bleu", "chrf", "--chrf-word-order", "2", "-f", "text", "-w", "3"],
+    ["ref_1", "-i", "hyp_b", "-m", "chrf", "bleu", "-cc", "4", "-cw", "1", "--chrf-beta", "1", "-sh", "-f", "text"],
+    ["ref_1", "-i", "hyp_b", "-m", "chrf", "--chrf-whitespace", "--chrf-lowercase", "--chrf-eps-smoothing"],
+    ["ref_1", "-i", "hyp_a", "hyp_b", "hyp_c", "-m", "bleu", "chrf", "-cw", "2"],
+    ["ref_1", "-i", "hyp_a", "hyp_b", "hyp_c", "-m", "bleu", "chrf", "-f", "latex"],
+    # (sacrebleu's JSON output of a paired bootstrap with chrF fails: its float32 means are not JSON)
+    ["ref_1", "ref_2", "-i", "hyp_a", "hyp_b", "hyp_c", "-m", "chrf", "bleu", "-pbs", "-pbsn", "150", "-f", "text"],
+    ["ref_1", "-i", "hyp_a", "hyp_b", "hyp_c", "-m", "chrf", "-cw", "2", "--paired-ar", "-parn", "300", "-f", "text"],
+    ["ref_1", "-i", "hyp_b", "-m", "bleu", "chrf", "-ci", "-cin", "200", "-f", "text"],
+    ["ref_1", "-i", "hyp_b", "-m", "chrf", "-ci", "-cin", "200"],
+    ["ref_1", "ref_2", "-i", "hyp_a", "-sl", "-m", "chrf", "-f", "text", "-w", "3"],
 ]
 
 

@@ -7,6 +7,7 @@ import os
 import shutil
 
 from .. import __version__
+from ..chrf.config import CHRFConfig
 from ..config import BLEUConfig
 from ..text import TOKENIZERS, InputError
 
@@ -15,6 +16,8 @@ SAMPLE_DEFAULTS = {"bs": 1000, "ar": 10000}
 
 
 FORMATS = ("json", "text", "latex")
+#: The metrics of ``--metrics``.
+METRICS = ("bleu", "chrf")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,12 +55,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--metrics",
         "-m",
-        choices=["bleu"],
+        choices=METRICS,
         nargs="+",
         default=["bleu"],
-        help="Accepted for compatibility; torch-bleu computes BLEU only.",
+        help="Metrics to compute (default: bleu); chrF counts with PyTorch.",
     )
-    parser.add_argument("--sentence-level", "-sl", action="store_true", help="Print the BLEU of every sentence.")
+    parser.add_argument(
+        "--sentence-level", "-sl", action="store_true", help="Print the score of every sentence (first metric)."
+    )
 
     bleu = parser.add_argument_group("BLEU options")
     bleu.add_argument(
@@ -80,6 +85,20 @@ def build_parser() -> argparse.ArgumentParser:
     bleu.add_argument("--lowercase", "-lc", action="store_true", help="Case-insensitive BLEU.")
     bleu.add_argument("--force", action="store_true", help="Do not warn about input that looks tokenized.")
     bleu.add_argument("--max-ngram-order", type=int, default=4, help="Highest n-gram order (default: %(default)s).")
+
+    chrf = parser.add_argument_group("chrF options")
+    chrf.add_argument("--chrf-char-order", "-cc", type=int, default=6, help="Character n-gram order (default: 6).")
+    chrf.add_argument(
+        "--chrf-word-order", "-cw", type=int, default=0, help="Word n-gram order (default: 0; 2 is chrF++)."
+    )
+    chrf.add_argument("--chrf-beta", type=int, default=2, help="Recall's weight against precision (default: 2).")
+    chrf.add_argument("--chrf-whitespace", action="store_true", help="Keep whitespace in character n-grams.")
+    chrf.add_argument("--chrf-lowercase", action="store_true", help="Case-insensitive chrF.")
+    chrf.add_argument(
+        "--chrf-eps-smoothing",
+        action="store_true",
+        help="Smooth as chrF++.py, nltk and Moses do (not effective order).",
+    )
 
     tests = parser.add_argument_group("Confidence intervals and paired significance tests")
     tests.add_argument(
@@ -209,6 +228,20 @@ def bleu_config(args: argparse.Namespace) -> BLEUConfig:
             smoothing=args.smooth_method,
             smooth_value=args.smooth_value,
             effective_order=args.sentence_level,
+        )
+    except (TypeError, ValueError) as error:
+        raise InputError(str(error)) from None
+
+
+def chrf_config(args: argparse.Namespace) -> CHRFConfig:
+    try:
+        return CHRFConfig(
+            char_order=args.chrf_char_order,
+            word_order=args.chrf_word_order,
+            beta=args.chrf_beta,
+            whitespace=args.chrf_whitespace,
+            eps_smoothing=args.chrf_eps_smoothing,
+            lowercase=args.chrf_lowercase,
         )
     except (TypeError, ValueError) as error:
         raise InputError(str(error)) from None

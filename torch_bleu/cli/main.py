@@ -11,10 +11,11 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from ..chrf.config import CHRFConfig
 from ..corpus_statistics import corpus_statistics
 from ..text import InputError, TokenStream, Vocabulary, load_tokenizer, read_references
-from .arguments import FORMATS, bleu_config, build_parser, check_options, choose_device, sacrebleu_seed
-from .output import print_paired, print_sentences, print_single, print_systems
+from .arguments import FORMATS, bleu_config, build_parser, check_options, choose_device, chrf_config, sacrebleu_seed
+from .output import counted_bleu, counted_chrf, print_paired, print_sentences, print_single, print_systems
 from .reading import check_lengths, read_systems, warn_if_tokenized
 from .run import Run, progress_bar
 
@@ -49,7 +50,7 @@ def _run(args: argparse.Namespace) -> int:
     check_options(args)
     device = choose_device(args)
     run = Run(args, bleu_config(args), sacrebleu_seed(), show_progress=not args.quiet and sys.stderr.isatty())
-    words = load_tokenizer(args.tokenize, args.lowercase)
+    words = load_tokenizer(args.tokenize, args.lowercase) if "bleu" in args.metrics else None
 
     reference_names, references = read_references(args.refs, args.encoding, args.num_refs)
     names, systems = read_systems(args)
@@ -57,20 +58,27 @@ def _run(args: argparse.Namespace) -> int:
     if not args.force:
         warn_if_tokenized(names, systems)
 
-    vocabulary = Vocabulary()
-    reference_ids = [vocabulary.encode(map(words, stream)) for stream in references]
-    system_ids = [vocabulary.encode(map(words, system)) for system in systems]
-    packed = _count(system_ids, reference_ids, device, run)  # (K, B, 2 + 2N)
+    metrics = []
+    for metric in dict.fromkeys(args.metrics):  # in the order given: sentence-level mode prints the first
+        if metric == "bleu":
+            assert words is not None  # loaded for BLEU
+            vocabulary = Vocabulary()
+            reference_ids = [vocabulary.encode(map(words, stream)) for stream in references]
+            system_ids = [vocabulary.encode(map(words, system)) for system in systems]
+            metrics.append(counted_bleu(_count(system_ids, reference_ids, device, run), run.config, args))
+        else:
+            config = chrf_config(args)
+            metrics.append(counted_chrf(_count_chrf(systems, references, config, device, run), config))
 
-    signature = {"nrefs": str(len(references))}
+    tests = {"nrefs": str(len(references))}
     if args.sentence_level:
-        print_sentences(packed, run, signature)
+        print_sentences(metrics[0], run, tests)
     elif len(systems) == 1:
-        print_single(packed, run, signature)
+        print_single(metrics, run, tests)
     elif args.paired_bs or args.paired_ar:
-        print_paired(names, packed, run, signature)
+        print_paired(names, metrics, run, tests)
     else:
-        print_systems(names, packed, run, signature)
+        print_systems(names, metrics, run, tests)
     return 0
 
 
@@ -80,3 +88,17 @@ def _count(systems: list[TokenStream], references: list[TokenStream], device: st
     with progress_bar(hypotheses, "counting n-grams", run.show_progress) as advance:
         on_device = None if device == "cpu" else device
         return corpus_statistics(systems, references, run.args.max_ngram_order, on_device, progress=advance)
+
+
+def _count_chrf(
+    systems: list[list[str]], references: list[list[str]], config: CHRFConfig, device: str, run: Run
+) -> np.ndarray:
+    """Per-sentence chrF statistics of every system (on PyTorch, on ``device``)."""
+    import torch
+
+    from ..chrf.corpus import corpus_chrf_statistics
+
+    if device == "cpu" and "OMP_NUM_THREADS" not in os.environ and run.args.threads is None:
+        torch.set_num_threads(1)
+    with progress_bar(len(references[0]) * len(systems), "counting chrF n-grams", run.show_progress) as advance:
+        return corpus_chrf_statistics(systems, references, config, torch.device(device), progress=advance)

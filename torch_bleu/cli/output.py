@@ -1,9 +1,10 @@
 """What the command prints: sacrebleu's score lines, JSON records and tables, printed by sacrebleu's own code.
 
-Every number comes from torch-bleu's scorer (:func:`~torch_bleu.score.bleu_parts`, on NumPy arrays,
-in sacrebleu's order of operations, so its floats are sacrebleu's); sacrebleu's ``BLEUScore.format``,
-``print_single_results`` and ``print_results_table`` lay them out, so that the output is sacrebleu's
-to the character. Only the signature is ours: it names torch-bleu's version.
+Every number comes from torch-bleu's scorers (:func:`~torch_bleu.score.bleu_parts` on NumPy arrays,
+:func:`~torch_bleu.chrf.score.chrf_percent`, both in sacrebleu's order of operations, so their floats
+are sacrebleu's); sacrebleu's ``Score.format``, ``print_single_results`` and ``print_results_table``
+lay them out, so that the output is sacrebleu's to the character. Only the signature is ours: it
+names torch-bleu's version.
 """
 
 from __future__ import annotations
@@ -11,30 +12,57 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from .. import __version__
 from ..config import BLEUConfig
 from ..score import bleu_parts
-from ..significance import paired_approximate_randomization, paired_bootstrap
+from ..significance import Scorer, as_scorer, paired_approximate_randomization, paired_bootstrap
 from ..text import tokenizer_signature
 from .arguments import SAMPLE_DEFAULTS, SMOOTH_DEFAULTS
 from .run import Run, run_test
 
 if TYPE_CHECKING:
-    from sacrebleu.metrics.bleu import BLEUScore
+    from sacrebleu.metrics.base import Score
+
+    from ..chrf.config import CHRFConfig
 
 
 #: Signature fields in sacrebleu's order (``version`` last) with their ``--short`` names.
 SIGNATURE_FIELDS = {
     "nrefs": "#", "bs": "bs", "ar": "ar", "seed": "rs", "case": "c", "eff": "e", "tok": "tok", "smooth": "s",
-    "ngram": "n", "version": "v",
+    "ngram": "n", "nc": "nc", "nw": "nw", "space": "s", "version": "v",
 }  # fmt: skip
 
 
-def corpus_scores(packed: np.ndarray, config: BLEUConfig) -> list[BLEUScore]:
+@dataclass
+class Counted:
+    """One metric's per-sentence statistics of every system, and how to score and describe them.
+
+    Attributes:
+        name: sacrebleu's name of the metric (``BLEU``, ``CHRF``), which also orders the output.
+        packed: ``(K, B, F)`` statistics of every sentence of every system.
+        scorer: scores (0..100) of summed statistics ``(..., F)``, for the significance tests.
+        scores: sacrebleu ``Score`` objects of rows of summed statistics ``(N, F)``.
+        options: the metric's own signature fields (after the tests' fields).
+    """
+
+    name: str
+    packed: np.ndarray
+    scorer: Scorer
+    scores: Callable[[np.ndarray], list[Score]]
+    options: Callable[[bool], dict[str, str]]
+
+    def signature(self, args: argparse.Namespace, tests: dict[str, str], short: bool, effective: bool = False) -> str:
+        fields = {**tests, **self.options(effective), "version": f"torch-bleu-{__version__}"}
+        ordered = {name: fields[name] for name in SIGNATURE_FIELDS if name in fields}
+        return "|".join(f"{SIGNATURE_FIELDS[name] if short else name}:{value}" for name, value in ordered.items())
+
+
+def corpus_scores(packed: np.ndarray, config: BLEUConfig) -> list[Score]:
     """sacrebleu's ``BLEUScore`` of each row of summed statistics ``(..., 2 + 2N)``, scored by ``config``."""
     from sacrebleu.metrics.bleu import BLEUScore
 
@@ -46,27 +74,49 @@ def corpus_scores(packed: np.ndarray, config: BLEUConfig) -> list[BLEUScore]:
     return [BLEUScore(*values) for values in zip(*(column.tolist() for column in columns))]
 
 
-def _describe(args: argparse.Namespace, signature: dict[str, str], effective_order: bool = False) -> dict[str, str]:
-    """The full signature: ``signature``'s test fields plus the BLEU options, in sacrebleu's order."""
-    smooth = args.smooth_method
-    if SMOOTH_DEFAULTS[smooth] is not None:
-        value = args.smooth_value if args.smooth_value is not None else SMOOTH_DEFAULTS[smooth]
-        smooth += f"[{value:.2f}]"
-    fields = dict(signature)
-    fields.update(
-        case="lc" if args.lowercase else "mixed",
-        eff="yes" if effective_order else "no",
-        tok=tokenizer_signature(args.tokenize),
-        smooth=smooth,
-    )
-    if args.max_ngram_order != 4:
-        fields["ngram"] = str(args.max_ngram_order)
-    fields["version"] = f"torch-bleu-{__version__}"
-    return {name: fields[name] for name in SIGNATURE_FIELDS if name in fields}
+def counted_bleu(packed: np.ndarray, config: BLEUConfig, args: argparse.Namespace) -> Counted:
+    """BLEU's :class:`Counted`: its options as sacrebleu signs them."""
+
+    def options(effective_order: bool) -> dict[str, str]:
+        smooth = args.smooth_method
+        if SMOOTH_DEFAULTS[smooth] is not None:
+            value = args.smooth_value if args.smooth_value is not None else SMOOTH_DEFAULTS[smooth]
+            smooth += f"[{value:.2f}]"
+        fields = {
+            "case": "lc" if args.lowercase else "mixed",
+            "eff": "yes" if effective_order else "no",
+            "tok": tokenizer_signature(args.tokenize),
+            "smooth": smooth,
+        }
+        if args.max_ngram_order != 4:
+            fields["ngram"] = str(args.max_ngram_order)
+        return fields
+
+    return Counted("BLEU", packed, as_scorer(config), lambda rows: corpus_scores(rows, config), options)
 
 
-def _signature_text(fields: dict[str, str], short: bool) -> str:
-    return "|".join(f"{SIGNATURE_FIELDS[name] if short else name}:{value}" for name, value in fields.items())
+def counted_chrf(packed: np.ndarray, config: CHRFConfig) -> Counted:
+    """chrF's :class:`Counted`: sacrebleu's ``CHRFScore`` objects and signature fields."""
+    from ..chrf.corpus import chrf_scorer
+
+    scorer = chrf_scorer(config)
+
+    def scores(rows: np.ndarray) -> list[Score]:
+        from sacrebleu.metrics.chrf import CHRFScore
+
+        values = scorer(np.asarray(rows).reshape(-1, rows.shape[-1])).tolist()
+        return [CHRFScore(value, config.char_order, config.word_order, int(config.beta)) for value in values]
+
+    def options(effective_order: bool) -> dict[str, str]:
+        return {
+            "case": "lc" if config.lowercase else "mixed",
+            "eff": "no" if config.eps_smoothing else "yes",
+            "nc": str(config.char_order),
+            "nw": str(config.word_order),
+            "space": "yes" if config.whitespace else "no",
+        }
+
+    return Counted("CHRF", packed, scorer, scores, options)
 
 
 def _use_colors(args: argparse.Namespace) -> None:
@@ -76,40 +126,47 @@ def _use_colors(args: argparse.Namespace) -> None:
     Color.ENABLE_COLORS = not args.no_color and not os.environ.get("NO_COLOR") and sys.stdout.isatty()
 
 
-def print_sentences(packed: np.ndarray, run: Run, signature: dict[str, str]) -> None:
+def print_sentences(metric: Counted, run: Run, tests: dict[str, str]) -> None:
     args = run.args
-    signature_text = _signature_text(_describe(args, signature, effective_order=True), args.short)
-    for score in corpus_scores(packed[0], run.config):
-        print(score.format(args.width, args.score_only, signature_text))
+    signature = metric.signature(args, tests, args.short, effective=True)
+    for score in metric.scores(metric.packed[0]):
+        print(score.format(args.width, args.score_only, signature))
 
 
-def print_single(packed: np.ndarray, run: Run, signature: dict[str, str]) -> None:
+def print_single(metrics: list[Counted], run: Run, tests: dict[str, str]) -> None:
     from sacrebleu.utils import print_single_results
 
     args = run.args
-    (score,) = corpus_scores(packed[0].sum(axis=0), run.config)
-    if args.confidence and args.confidence_n > 1:
-        result = run_test(paired_bootstrap, packed, run, args.confidence_n, "bootstrap")
-        assert result.means is not None and result.cis is not None  # a bootstrap gives both
-        score._mean, score._ci = result.means[0].item(), result.cis[0].item()
-        signature = {**signature, "bs": str(args.confidence_n), "seed": str(run.seed).lower()}
-    signature_text = _signature_text(_describe(args, signature), args.short and args.format != "json")
+    lines = []
+    for metric in sorted(metrics, key=lambda metric: metric.name):
+        (score,) = metric.scores(metric.packed[0].sum(axis=0))
+        fields = tests
+        if args.confidence and args.confidence_n > 1:
+            result = run_test(paired_bootstrap, metric.packed, metric.scorer, run, args.confidence_n, "bootstrap")
+            assert result.means is not None and result.cis is not None  # a bootstrap gives both
+            score._mean, score._ci = result.means[0].item(), result.cis[0].item()
+            fields = {**tests, "bs": str(args.confidence_n), "seed": str(run.seed).lower()}
+        signature = metric.signature(args, fields, args.short and args.format != "json")
+        lines.append(score.format(args.width, args.score_only, signature, args.format == "json"))
     _use_colors(args)
-    print_single_results([score.format(args.width, args.score_only, signature_text, args.format == "json")], args)
+    print_single_results(lines, args)
 
 
-def print_systems(names: list[str], packed: np.ndarray, run: Run, signature: dict[str, str]) -> None:
+def print_systems(names: list[str], metrics: list[Counted], run: Run, tests: dict[str, str]) -> None:
     from sacrebleu.utils import print_results_table
 
     args = run.args
-    scores = [score.format(args.width, True) for score in corpus_scores(packed.sum(axis=1), run.config)]
+    columns: dict[str, list[object]] = {"System": list(names)}
+    signatures = {}
+    for metric in sorted(metrics, key=lambda metric: metric.name):
+        scores = metric.scores(metric.packed.sum(axis=1))
+        columns[scores[0].name] = [score.format(args.width, True) for score in scores]
+        signatures[scores[0].name] = metric.signature(args, tests, args.short)
     _use_colors(args)
-    print_results_table(
-        {"System": names, "BLEU": scores}, {"BLEU": _signature_text(_describe(args, signature), args.short)}, args
-    )
+    print_results_table(columns, signatures, args)
 
 
-def print_paired(names: list[str], packed: np.ndarray, run: Run, signature: dict[str, str]) -> None:
+def print_paired(names: list[str], metrics: list[Counted], run: Run, tests: dict[str, str]) -> None:
     from sacrebleu.significance import Result
     from sacrebleu.utils import print_results_table
 
@@ -117,17 +174,32 @@ def print_paired(names: list[str], packed: np.ndarray, run: Run, signature: dict
     kind = "bs" if args.paired_bs else "ar"
     requested = args.paired_bs_n if kind == "bs" else args.paired_ar_n
     n = requested if requested > 0 else SAMPLE_DEFAULTS[kind]
-    if kind == "bs":
-        result = run_test(paired_bootstrap, packed, run, n, "paired bootstrap")
-    else:
-        result = run_test(paired_approximate_randomization, packed, run, n, "approximate randomization")
-
-    scores = [score.score for score in corpus_scores(packed.sum(axis=1), run.config)]
-    p_values = [None, *result.p_values[1:].tolist()]
-    means = result.means.tolist() if result.means is not None else [None] * len(names)
-    cis = result.cis.tolist() if result.cis is not None else [None] * len(names)
-    results = [Result(*values) for values in zip(scores, p_values, means, cis)]
-    fields = _describe(args, {**signature, kind: str(n), "seed": str(run.seed).lower()})
+    columns: dict[str, list[object]] = {"System": list(names)}
+    signatures = {}
+    for metric in metrics:  # in the order given, as sacrebleu's paired tests take them
+        if kind == "bs":
+            result = run_test(
+                paired_bootstrap, metric.packed, metric.scorer, run, n, f"{metric.name}: paired bootstrap"
+            )
+        else:
+            result = run_test(
+                paired_approximate_randomization,
+                metric.packed,
+                metric.scorer,
+                run,
+                n,
+                f"{metric.name}: approximate randomization",
+            )
+        scores = metric.scores(metric.packed.sum(axis=1))
+        p_values = [None, *result.p_values[1:].tolist()]
+        means = result.means.tolist() if result.means is not None else [None] * len(names)
+        cis = result.cis.tolist() if result.cis is not None else [None] * len(names)
+        columns[scores[0].name] = [
+            Result(score.score, *values) for score, values in zip(scores, zip(p_values, means, cis))
+        ]
+        signatures[scores[0].name] = metric.signature(
+            args, {**tests, kind: str(n), "seed": str(run.seed).lower()}, args.short
+        )
     _use_colors(args)
     shown = argparse.Namespace(**{**vars(args), f"paired_{kind}_n": n})  # the number of samples actually drawn
-    print_results_table({"System": list(names), "BLEU": results}, {"BLEU": _signature_text(fields, args.short)}, shown)
+    print_results_table(columns, signatures, shown)

@@ -12,9 +12,9 @@ from typing import Callable
 import numpy as np
 
 from ..config import BLEUConfig
-from ..significance import PairedResult
+from ..significance import PairedResult, Scorer
 
-#: A paired test of :mod:`torch_bleu.significance`: (packed, config, n_samples, seed, progress=...) -> result.
+#: A paired test of :mod:`torch_bleu.significance`: (packed, scorer, n_samples, seed, progress=...) -> result.
 PairedTest = Callable[..., PairedResult]
 
 
@@ -51,6 +51,7 @@ def progress_bar(total: int, description: str, enabled: bool) -> Iterator[Callab
             bar.close()
 
 
-def run_test(test: PairedTest, packed: np.ndarray, run: Run, n: int, description: str) -> PairedResult:
+def run_test(test: PairedTest, packed: np.ndarray, scorer: Scorer, run: Run, n: int, description: str) -> PairedResult:
+    """Run ``test`` on ``packed`` statistics scored by ``scorer``, with a progress bar."""
     with progress_bar(n, description, run.show_progress) as advance:
-        return test(packed, run.config, n, run.seed, progress=advance)
+        return test(packed, scorer, n, run.seed, progress=advance)
