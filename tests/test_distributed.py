@@ -1,10 +1,10 @@
-"""BLEUScore under real ``torch.distributed`` process groups (gloo on CPU, 2 and 3 ranks).
+"""BLEUScore and CHRFScore under real ``torch.distributed`` process groups (gloo on CPU, 2 and 3 ranks).
 
 Each test starts one group of processes that runs every scenario of that world size and saves what
 each rank saw; the assertions then run in the test process against a single-process metric and
 sacrebleu. Scenarios: uneven shards, a rank without any data, a different batch size on each rank,
 ``DistributedSampler``'s padding left out with ``update(..., weight=...)``, and states summed past
-2**53.
+2**53; and chrF++ of strings with two references per sentence, sharded the same ways.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 from torch.utils.data import DataLoader, DistributedSampler
 
-from torch_bleu import BLEUScore
+from torch_bleu import BLEUScore, CHRFScore
 
 sacrebleu = pytest.importorskip("sacrebleu")
 
@@ -46,6 +46,21 @@ SCENARIOS: dict[int, list[tuple[tuple[int, ...], tuple[int, ...]]]] = {
 SAMPLER_BATCH_SIZE = 4
 
 Sentence = tuple[list[int], list[list[int]]]
+
+
+TEXT_LINES = (Path(__file__).resolve().parent / "data" / "subword_corpus.txt").read_text(encoding="utf-8").splitlines()
+
+
+def text_corpus() -> list[tuple[str, list[str]]]:
+    """Sentences of the test corpus, each with the two sentences after it as references."""
+    return [(TEXT_LINES[index], TEXT_LINES[index + 1 : index + 3]) for index in range(CORPUS_SIZE)]
+
+
+def chrf_states(sentences: Sequence[tuple[str, list[str]]], metric: CHRFScore | None = None) -> CHRFScore:
+    metric = metric or CHRFScore(word_order=2)
+    if sentences:
+        metric.update([hyp for hyp, _ in sentences], [refs for _, refs in sentences])
+    return metric
 
 
 def make_corpus(seed: int = 2017, size: int = CORPUS_SIZE) -> list[Sentence]:
@@ -140,8 +155,23 @@ def _evaluate_on_rank(rank: int, world_size: int, store: str, out_dir: str) -> N
             metric.update(*pad_batch(shard[first : first + batch_sizes[rank]]))
         local = states_of(metric)
         score = metric.compute().item()
+        chrf = CHRFScore(word_order=2)
+        texts = text_corpus()
+        shard_order = order[start : start + shard_sizes[rank]]
+        for first in range(0, len(shard), batch_sizes[rank]):
+            chrf_states([texts[i] for i in shard_order[first : first + batch_sizes[rank]]], chrf)
+        chrf.sync()
+        chrf_synced = chrf.statistics.tolist()
+        chrf.unsync()
         results["scenarios"].append(
-            {"score": score, "local": local, "synced": synced_states(metric), "after_compute": states_of(metric)}
+            {
+                "score": score,
+                "local": local,
+                "synced": synced_states(metric),
+                "after_compute": states_of(metric),
+                "chrf_synced": chrf_synced,
+                "chrf_score": chrf.compute().item(),
+            }
         )
 
     sampler = DistributedSampler(corpus, num_replicas=world_size, rank=rank, shuffle=True, seed=3)
@@ -220,6 +250,19 @@ def test_every_rank_gets_the_single_process_score(ranks):
             assert result["synced"] == expected_states, (shard_sizes, rank)
             assert result["score"] == expected_score, (shard_sizes, rank)  # bit for bit
             assert result["after_compute"] == result["local"], "compute() and sync() must restore the local states"
+
+
+def test_chrf_states_are_summed_across_ranks(ranks):
+    whole = chrf_states(text_corpus())
+    texts = text_corpus()
+    theirs = sacrebleu.metrics.CHRF(word_order=2).corpus_score(
+        [hyp for hyp, _ in texts], [[refs[0] for _, refs in texts], [refs[1] for _, refs in texts]]
+    )
+    assert whole.compute().item() * 100 == pytest.approx(theirs.score, abs=1e-9)
+    for index in range(len(SCENARIOS[len(ranks)])):
+        for rank in ranks:
+            assert rank["scenarios"][index]["chrf_synced"] == whole.statistics.tolist()
+            assert rank["scenarios"][index]["chrf_score"] == whole.compute().item()
 
 
 def test_sampler_padding_is_left_out_with_the_weight_mask(ranks):
