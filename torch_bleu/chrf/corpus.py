@@ -13,7 +13,7 @@ from .statistics import chrf_statistics
 from .text import text_batch
 
 #: Sentences counted together: enough to keep the operations large, few enough to bound the memory.
-SENTENCES_PER_BATCH = 512
+SENTENCES_PER_BATCH = 256
 
 
 def corpus_chrf_statistics(
@@ -34,15 +34,17 @@ def corpus_chrf_statistics(
     """
     packed = np.zeros((len(systems), len(references[0]), 3 * config.orders), dtype=np.int64)
     sentence_references = [list(refs) for refs in zip(*references)]
+    longest_reference = [max(map(len, refs)) for refs in sentence_references]
     for index, system in enumerate(systems):
+        # sentences of similar lengths counted together: rows are padded to the longest of their batch
+        order = np.argsort([len(hyp) + longest for hyp, longest in zip(system, longest_reference)], kind="stable")
         for start in range(0, len(system), SENTENCES_PER_BATCH):
-            stop = start + SENTENCES_PER_BATCH
-            stats = chrf_statistics(
-                text_batch(system[start:stop], sentence_references[start:stop], config, device), config
-            )
-            packed[index, start:stop] = stats.flatten(1).cpu().numpy()
+            chosen = order[start : start + SENTENCES_PER_BATCH]
+            hypotheses = [system[sentence] for sentence in chosen]
+            text = text_batch(hypotheses, [sentence_references[sentence] for sentence in chosen], config, device)
+            packed[index, chosen] = chrf_statistics(text, config).flatten(1).cpu().numpy()
             if progress is not None:
-                progress(len(system[start:stop]))
+                progress(len(chosen))
     return packed
 
 
