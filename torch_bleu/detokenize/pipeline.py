@@ -36,7 +36,7 @@ def check_ids(ids: Tensor, keep: Tensor, vocab_size: int) -> None:
     outside = keep & ((ids < 0) | (ids >= vocab_size))
     if ids.device.type == "cpu":
         if bool(outside.any()):
-            bad = ids[outside][0]
+            bad = ids.reshape(-1)[outside.reshape(-1).int().argmax()]
             raise ValueError(f"token id {int(bad)} is outside the detokenizer's vocabulary of {vocab_size} ids")
         return
     torch._assert_async(~outside.any(), f"a token id is outside the detokenizer's vocabulary of {vocab_size} ids")

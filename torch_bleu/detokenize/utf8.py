@@ -81,7 +81,8 @@ def decode_units(units: Tensor, rule: str) -> Tensor:
         raise ValueError(f"unknown rule for ill-formed UTF-8 {rule!r}; expected one of {INVALID_UTF8_RULES}")
     raw = units >= RAW
     if widths_from_data(units):  # on CPU, decode only the rows that hold raw bytes (often none)
-        rows = raw.any(-1).nonzero().squeeze(-1)
+        holds_raw = raw.any(-1)
+        rows = torch.argsort(~holds_raw, stable=True)[: int(holds_raw.sum())]  # those rows, in order
         if rows.numel() == units.shape[0]:
             return _decode(units, raw, rule)
         decoded = units.clone()
