@@ -10,7 +10,7 @@ import torch
 
 from .config import CHRFConfig
 from .statistics import chrf_statistics
-from .text import text_batch
+from .text import as_text
 
 #: Sentences counted together: enough to keep the operations large, few enough to bound the memory.
 SENTENCES_PER_BATCH = 256
@@ -41,7 +41,7 @@ def corpus_chrf_statistics(
         for start in range(0, len(system), SENTENCES_PER_BATCH):
             chosen = order[start : start + SENTENCES_PER_BATCH]
             hypotheses = [system[sentence] for sentence in chosen]
-            text = text_batch(hypotheses, [sentence_references[sentence] for sentence in chosen], config, device)
+            text = as_text(hypotheses, [sentence_references[sentence] for sentence in chosen], config, device)
             packed[index, chosen] = chrf_statistics(text, config).flatten(1).cpu().numpy()
             if progress is not None:
                 progress(len(chosen))

@@ -10,7 +10,7 @@ from torch import Tensor
 from .config import CHRFConfig, chrf_config
 from .score import chrf_from_statistics
 from .statistics import chrf_statistics
-from .text import text_batch
+from .text import as_text
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -28,7 +28,7 @@ def sentence_chrf_statistics(preds: Any, target: Any, config: CHRFConfig) -> Ten
         >>> sentence_chrf_statistics(["the cat"], ["the hat"], CHRFConfig(char_order=1)).tolist()
         [[[6, 6, 5]]]
     """
-    return chrf_statistics(text_batch(preds, target, config), config)
+    return chrf_statistics(as_text(preds, target, config), config)
 
 
 def corpus_chrf(preds: Any, target: Any, **options: Unpack[CHRFOptions]) -> Tensor:

@@ -12,7 +12,7 @@ from ..exact_metric import ExactStatisticsMetric
 from .config import CHRFConfig
 from .score import chrf_from_statistics
 from .statistics import chrf_statistics
-from .text import text_batch
+from .text import as_text
 
 if TYPE_CHECKING:
     from ..detokenize.detokenizer import Detokenizer
@@ -86,7 +86,7 @@ class CHRFScore(ExactStatisticsMetric):
 
     def update(self, preds: Any, target: Any) -> None:
         """Add the statistics of a batch; it is checked first, so a rejected batch leaves the state as it was."""
-        stats = chrf_statistics(text_batch(preds, target, self.config, self.device), self.config)
+        stats = chrf_statistics(as_text(preds, target, self.config, self.device), self.config)
         self.statistics += stats.sum(0)
 
     def compute(self) -> Tensor:

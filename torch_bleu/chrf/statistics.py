@@ -64,9 +64,9 @@ def chrf_statistics(text: TextBatch, config: CHRFConfig) -> Tensor:
     """``(B, orders, 3)`` int64 statistics of each sentence: character orders first, then word orders.
 
     Example:
-        >>> from .text import text_batch
+        >>> from .text import as_text
         >>> config = CHRFConfig(char_order=2)
-        >>> chrf_statistics(text_batch(["ab c"], [["abd"]], config), config).tolist()
+        >>> chrf_statistics(as_text(["ab c"], [["abd"]], config), config).tolist()
         [[[3, 3, 2], [2, 2, 1]]]
     """
     batch, sources, width = text.chars.shape

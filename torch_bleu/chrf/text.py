@@ -31,11 +31,11 @@ class TextBatch(NamedTuple):
     present: Tensor | None
 
 
-def text_batch(preds: Any, target: Any, config: CHRFConfig, device: torch.device | None = None) -> TextBatch:
+def as_text(preds: Any, target: Any, config: CHRFConfig, device: torch.device | None = None) -> TextBatch:
     """``preds`` and ``target`` as text: strings as given, or subword ids decoded by ``config.detokenizer``.
 
     Example:
-        >>> batch = text_batch(["ab"], [["a", "abc"]], CHRFConfig())
+        >>> batch = as_text(["ab"], [["a", "abc"]], CHRFConfig())
         >>> batch.chars.tolist(), batch.present.tolist()
         ([[[97, 98, -1], [97, -1, -1], [97, 98, 99]]], [[True, True]])
     """
