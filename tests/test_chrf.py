@@ -2,7 +2,8 @@
 
 Random and adversarial sentences (punctuation at word edges, odd whitespace, CJK, emoji, empty
 lines), one to three references per sentence (ragged counts too), every option sacrebleu has; and
-the same through each test tokenizer's ids (:mod:`vocabularies`).
+the same through each test tokenizer's ids (:mod:`vocabularies`). Each test runs with the widths CPU
+tensors take from their data and with the static widths of accelerators.
 """
 
 from __future__ import annotations
@@ -20,11 +21,18 @@ from vocabularies import HUGGINGFACE_KINDS, SENTENCEPIECE_KINDS, Vocabulary
 from torch_bleu import BLEUScore, CHRFScore, corpus_chrf, sentence_chrf
 from torch_bleu.chrf.config import CHRFConfig
 from torch_bleu.chrf.functional import sentence_chrf_statistics
+from torch_bleu.detokenize import chars as chars_module
 
 sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu.metrics import CHRF  # noqa: E402
 
 CORPUS_LINES = CORPUS.read_text(encoding="utf-8").splitlines()
+
+
+@pytest.fixture(params=["widths from data", "static widths"], autouse=True)
+def widths(request, monkeypatch):
+    monkeypatch.setattr(chars_module, "WIDTHS_FROM_DATA_ON_CPU", request.param == "widths from data")
+
 
 PIECES = [
     *"abcab.,!?'\"()-",
