@@ -24,6 +24,8 @@ from ..engine.rows import compact
 from .chars import widths_from_data
 
 #: Code points are below ``2**21``, so three (each plus one, 0 meaning "past the word") fit an int64.
+#: (On CPU, where the batch's largest code point can be read, as many as its bits allow: 7 for
+#: Latin-1 text.)
 CODE_BITS = 21
 CHARS_PER_KEY = 3
 
@@ -66,16 +68,21 @@ def word_rows(chars: Tensor, in_word: Tensor, starts: Tensor) -> WordRows:
     column = torch.arange(width, device=chars.device)
     word_start = torch.where(starts, column, -1).cummax(-1).values
     offset = column - word_start  # of each character in its word
-    longest = int(offset.masked_fill(~in_word, -1).max()) + 1 if widths_from_data(chars) else width
-    # the word's characters in chunks of three from its start: one int64 key per chunk
-    continues = (in_word & ~starts).long()  # the character belongs to the word of the one before
     codes = (chars.to(torch.int64) + 1) * in_word
-    second, third = torch.zeros_like(codes), torch.zeros_like(codes)
-    second[:, :-1] = codes[:, 1:] * continues[:, 1:]
-    third[:, :-1] = second[:, 1:] * continues[:, 1:]
-    keys = shifted_sum(shifted_sum(codes, CODE_BITS, second), CODE_BITS, third)
+    code_bits, per_key = CODE_BITS, CHARS_PER_KEY
+    longest = width
+    if widths_from_data(chars):  # on CPU: the longest word, and the bits the batch's code points need
+        longest = int(offset.masked_fill(~in_word, -1).max()) + 1
+        code_bits = max(int(codes.max()).bit_length(), 1)
+        per_key = 63 // code_bits
+    # the word's characters in chunks of ``per_key`` from its start: one int64 key per chunk
+    continues = (in_word & ~starts).long()  # the character belongs to the word of the one before
+    keys, following = codes, codes
+    for _ in range(per_key - 1):
+        following = torch.cat([following[:, 1:] * continues[:, 1:], torch.zeros_like(codes[:, :1])], dim=1)
+        keys = shifted_sum(keys, code_bits, following)
     # the chunks side by side, a word's chunks adjacent and in order
-    chunk_starts = in_word & (offset % CHARS_PER_KEY == 0)
+    chunk_starts = in_word & (offset % per_key == 0)
     chunk_width = int(chunk_starts.sum(-1).max()) if widths_from_data(chunk_starts) else width
     slots = torch.where(chunk_starts, chunk_starts.cumsum(-1) - 1, chunk_width)
 
@@ -89,7 +96,7 @@ def word_rows(chars: Tensor, in_word: Tensor, starts: Tensor) -> WordRows:
     bits = (ranks.numel() + 1).bit_length()
     fan_in = max(2, 63 // bits)
     span = 1
-    while span * CHARS_PER_KEY < longest:
+    while span * per_key < longest:
         combined = ranks
         for step in range(1, fan_in):
             distance = min(step * span, chunk_width)
