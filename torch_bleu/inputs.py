@@ -361,17 +361,12 @@ def subword_batch(preds: Any, target: Any) -> TokenBatch:
         )
     if not _holds_strings(target):
         return token_batch(preds, target)
-    from .detokenize.chars import rows_from_strings
+    from .detokenize.chars import ragged_rows
 
     batch = token_batch(preds, [[[]] for _ in range(len(preds))])
-    references = reference_strings(target, batch.preds.shape[0])
-    counts = [len(refs) for refs in references]
-    num_refs, device = max(counts, default=1), batch.preds.device
-    flat = [refs[index] if index < len(refs) else "" for refs in references for index in range(num_refs)]
-    chars = rows_from_strings(flat, device)
-    chars = chars.view(len(references), num_refs, chars.shape[-1])
-    ref_present = torch.arange(num_refs, device=device) < torch.tensor(counts, device=device).unsqueeze(-1)
-    target_ids = batch.preds.new_zeros((len(references), num_refs, 0))
+    chars, ref_present = ragged_rows(reference_strings(target, batch.preds.shape[0]), batch.preds.device)
+    num_refs = chars.shape[1]
+    target_ids = batch.preds.new_zeros((chars.shape[0], num_refs, 0))
     assert batch.row_lengths is not None  # a ragged target gives the batch its row lengths
     row_lengths = F.pad(batch.row_lengths[:, :1], (0, num_refs))  # the references hold no ids
     return TokenBatch(batch.preds, target_ids, ref_present, row_lengths, chars)

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 import torch
 from torch import Tensor
 
-from ..detokenize.chars import rows_from_strings
+from ..detokenize.chars import ragged_rows
 from ..detokenize.pipeline import decoded_text
 from ..engine.rows import stack_rows
 from ..inputs import reference_strings, string_list, subword_batch
@@ -45,13 +45,8 @@ def as_text(preds: Any, target: Any, config: CHRFConfig, device: torch.device | 
         present = ids.references_present(rows.lengths[:, 1:])
         return TextBatch(decoded_text(rows, ids.reference_chars, config.detokenizer), present)
     hypotheses = string_list(preds, "preds")
-    references = reference_strings(target, len(hypotheses))
-    counts = [len(refs) for refs in references]
-    num_refs = max(counts, default=1)
-    texts = [[hypothesis, *refs, *[""] * (num_refs - len(refs))] for hypothesis, refs in zip(hypotheses, references)]
-    flat = [text.lower() if config.lowercase else text for sentence in texts for text in sentence]
-    device = device or torch.device("cpu")
-    chars = rows_from_strings(flat, device)
-    chars = chars.view(len(texts), 1 + num_refs, chars.shape[-1])
-    present = torch.arange(num_refs, device=device) < torch.tensor(counts, device=device).unsqueeze(-1)
-    return TextBatch(chars, present)
+    texts = [[hypothesis, *refs] for hypothesis, refs in zip(hypotheses, reference_strings(target, len(hypotheses)))]
+    if config.lowercase:
+        texts = [[text.lower() for text in sentence] for sentence in texts]
+    chars, present = ragged_rows(texts, device or torch.device("cpu"))
+    return TextBatch(chars, present[:, 1:])

@@ -66,6 +66,24 @@ def rows_from_strings(strings: Sequence[str], device: torch.device, width: int |
     return torch.from_numpy(rows).to(device)
 
 
+def ragged_rows(texts: Sequence[Sequence[str]], device: torch.device) -> tuple[Tensor, Tensor]:
+    """Per sentence a list of strings (as many as it has) as ``(B, S, W)`` code points, and ``(B, S)``
+    bool saying which of the ``S`` slots hold one (missing ones are empty rows).
+
+    Example:
+        >>> chars, present = ragged_rows([["ab", "c"], ["d"]], torch.device("cpu"))
+        >>> chars.tolist(), present.tolist()
+        ([[[97, 98], [99, -1]], [[100, -1], [-1, -1]]], [[True, True], [True, False]])
+    """
+    counts = [len(strings) for strings in texts]
+    slots = max(counts, default=1)
+    chars = rows_from_strings(
+        [text for strings in texts for text in [*strings, *[""] * (slots - len(strings))]], device
+    )
+    present = torch.arange(slots, device=device) < torch.tensor(counts, device=device).unsqueeze(-1)
+    return chars.view(len(texts), slots, chars.shape[-1]), present
+
+
 def strings_from_rows(rows: Tensor) -> list[str]:
     """The strings held in ``rows`` (for tests and debugging; reads the device).
 
