@@ -18,10 +18,9 @@ from shared_data import WMT17
 from subword_tokenizers import CORPUS, PAD_ID
 from vocabularies import HUGGINGFACE_KINDS, SENTENCEPIECE_KINDS, Vocabulary
 
-from torch_bleu import BLEUScore, CHRFScore, corpus_chrf, sentence_chrf
+from torch_bleu import BLEUScore, CHRFScore, arrays, corpus_chrf, sentence_chrf
 from torch_bleu.chrf.config import CHRFConfig
 from torch_bleu.chrf.functional import sentence_chrf_statistics
-from torch_bleu.detokenize import chars as chars_module
 
 sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu.metrics import CHRF  # noqa: E402
@@ -31,7 +30,7 @@ CORPUS_LINES = CORPUS.read_text(encoding="utf-8").splitlines()
 
 @pytest.fixture(params=["widths from data", "static widths"], autouse=True)
 def widths(request, monkeypatch):
-    monkeypatch.setattr(chars_module, "WIDTHS_FROM_DATA_ON_CPU", request.param == "widths from data")
+    monkeypatch.setattr(arrays, "SIZES_FROM_DATA_ON_CPU", request.param == "widths from data")
 
 
 PIECES = [

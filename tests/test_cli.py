@@ -202,6 +202,7 @@ TENSOR_ENGINE_CASES = [
     ["ref_1", "ref_2", "-i", "hyp_a", "hyp_b", "hyp_c", "--paired-bs", "-pbsn", "200", "-f", "text"],
     ["ref_1", "-i", "hyp_a", "hyp_b", "--paired-ar", "-parn", "500", "--max-ngram-order", "3"],
     ["ref_1", "ref_2", "-i", "hyp_b", "-sl"],
+    ["ref_1", "ref_2", "-i", "hyp_a", "hyp_b", "-m", "chrf", "bleu", "-cw", "2", "-pbs", "-pbsn", "100", "-f", "text"],
 ]
 
 

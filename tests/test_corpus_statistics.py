@@ -77,13 +77,21 @@ def test_length_sorted_batches_cover_every_sentence_once():
     assert all(len(batch) * max(max(costs[i] for i in batch), 1) <= 8 or len(batch) == 1 for batch in batches)
 
 
-def test_command_line_on_cpu_does_not_import_torch(tmp_path):
+@pytest.mark.parametrize(
+    ("metric", "expected"),
+    [(["-m", "bleu"], "53.7"), (["-m", "chrf", "-cw", "2", "--paired-bs", "-pbsn", "20"], None)],
+)
+def test_command_line_on_cpu_does_not_import_torch(tmp_path, metric, expected):
     (tmp_path / "ref").write_text("the cat sat on the mat\n")
     (tmp_path / "hyp").write_text("the cat sat on a mat\n")
+    (tmp_path / "other").write_text("a cat sat on the mat\n")
+    systems = ["hyp"] if expected else ["hyp", "other"]
     code = (
         "import sys; from torch_bleu.cli import main; "
-        "status = main(['ref', '-i', 'hyp', '--device', 'cpu', '-b']); "
+        f"status = main(['ref', '-i', *{systems!r}, '--device', 'cpu', '-b', *{metric!r}]); "
         "print('torch' in sys.modules); sys.exit(status)"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["53.7", "False"]  # sacrebleu prints 53.7 too
+    assert done.stdout.split()[-1] == "False"
+    if expected:
+        assert done.stdout.split() == [expected, "False"]  # sacrebleu prints 53.7 too

@@ -35,8 +35,7 @@ from subword_tokenizers import (
 from vocabularies import HUGGINGFACE_KINDS, SENTENCEPIECE_KINDS, Vocabulary
 
 import torch_bleu
-from torch_bleu import BLEUScore, Detokenizer, corpus_bleu, sentence_bleu, sentence_statistics
-from torch_bleu.detokenize import chars as chars_module
+from torch_bleu import BLEUScore, Detokenizer, arrays, corpus_bleu, sentence_bleu, sentence_statistics
 from torch_bleu.detokenize.chars import replace_all, rows_from_strings, strings_from_rows
 from torch_bleu.detokenize.pipeline import decoded_chars
 from torch_bleu.detokenize.sacrebleu_words import preprocess, word_starts
@@ -54,7 +53,7 @@ SLOW = settings(max_examples=60, deadline=None, suppress_health_check=list(Healt
 @pytest.fixture(params=["widths from data", "static widths"], autouse=True)
 def widths(request, monkeypatch):
     """Run each test with CPU widths read from the data, and with the static widths of accelerators."""
-    monkeypatch.setattr(chars_module, "WIDTHS_FROM_DATA_ON_CPU", request.param == "widths from data")
+    monkeypatch.setattr(arrays, "SIZES_FROM_DATA_ON_CPU", request.param == "widths from data")
 
 
 # --- text on code points: sacrebleu's tokenizers, str.replace, UTF-8 -------------------------------------
@@ -93,7 +92,7 @@ def test_words_on_code_points_are_sacrebleus(strings, tokenize):
 
 
 def test_no_whitespace_lies_above_the_classified_code_points():
-    from torch_bleu.detokenize.sacrebleu_words import LAST_CLASSIFIED
+    from torch_bleu.detokenize.classes import LAST_CLASSIFIED
 
     assert not any(chr(code).isspace() for code in range(LAST_CLASSIFIED + 1, sys.maxunicode + 1))
 

@@ -27,6 +27,10 @@ import numpy as np
 #: A NumPy array or a PyTorch tensor.
 Array = Any
 
+#: Whether CPU tensors may size intermediate results from their values, as NumPy arrays always do
+#: (tests switch it off to exercise the sizes that follow from shapes alone, as on accelerators).
+SIZES_FROM_DATA_ON_CPU = True
+
 
 def _torch() -> ModuleType | None:
     """PyTorch if it is imported already: a tensor cannot exist otherwise, so there is no need to import it."""
@@ -69,6 +73,29 @@ def to_host(array: Array) -> np.ndarray:
     if is_tensor(array):
         array = array.detach().cpu()
     return np.asarray(array)
+
+
+def sizes_from_data(array: Array) -> bool:
+    """Whether sizes may follow ``array``'s values: reading them waits for no device (a NumPy array, or a
+    CPU tensor outside a compiled graph). Elsewhere sizes follow from shapes alone, with no host sync.
+    """
+    if not is_tensor(array):
+        return True
+    torch = _torch()
+    assert torch is not None  # a tensor exists
+    return SIZES_FROM_DATA_ON_CPU and array.device.type == "cpu" and not torch.compiler.is_compiling()
+
+
+def running_max(array: Array) -> Array:
+    """The running maximum along the last axis (``cummax``).
+
+    Example:
+        >>> running_max(np.array([[1, 3, 2, 5]])).tolist()
+        [[1, 3, 3, 5]]
+    """
+    if is_tensor(array):
+        return array.cummax(-1).values
+    return np.maximum.accumulate(array, axis=-1)
 
 
 def cast(array: Array, dtype: Any) -> Array:

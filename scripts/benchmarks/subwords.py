@@ -25,7 +25,7 @@ import torch
 from torch import Tensor
 
 import torch_bleu
-from torch_bleu.detokenize import chars
+from torch_bleu import arrays
 
 from .common import BOS, EOS, PAD, SPECIAL_IDS, Batch, workload_sizes
 from .data import pad_rows
@@ -59,11 +59,11 @@ def train_sentencepiece(lines: list[str]) -> Any:
 @contextmanager
 def static_widths() -> Iterator[None]:
     """Widths from shapes alone on CPU too, as on an accelerator."""
-    chars.WIDTHS_FROM_DATA_ON_CPU = False
+    arrays.SIZES_FROM_DATA_ON_CPU = False
     try:
         yield
     finally:
-        chars.WIDTHS_FROM_DATA_ON_CPU = True
+        arrays.SIZES_FROM_DATA_ON_CPU = True
 
 
 class SubwordCorpus(NamedTuple):

@@ -110,12 +110,12 @@ def chrf_config(options: dict[str, Any]) -> CHRFConfig:
 
 
 def _check_sources(detokenizer: object, ignore_ids: tuple[int, ...], lowercase: bool, whitespace: bool) -> None:
-    from ..detokenize.detokenizer import TEXT_INPUT_HINT, Detokenizer
-
     if detokenizer is None:
         if ignore_ids:
             raise ValueError("ignore_ids apply to subword ids, which need a detokenizer; strings have none to ignore")
         return
+    from ..detokenize.detokenizer import TEXT_INPUT_HINT, Detokenizer  # imports PyTorch, which text needs not
+
     if not isinstance(detokenizer, Detokenizer):
         raise TypeError(f"detokenizer must be a torch_bleu.Detokenizer, got {type(detokenizer).__name__}")
     if lowercase:

@@ -1,19 +1,26 @@
-"""chrF statistics of whole corpora, for the command line: every system against shared references."""
+"""chrF statistics of whole corpora, for the command line: every system against shared references.
+
+Counted with NumPy on the host unless a PyTorch device is named; PyTorch is imported only then.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
-import torch
 
+from ..arrays import to_host
 from .config import CHRFConfig
+from .score import chrf_percent
 from .statistics import chrf_statistics
-from .text import as_text
+from .stream import pairs_from_strings
 
-#: Sentences counted together: enough to keep the operations large, few enough to bound the memory.
-SENTENCES_PER_BATCH = 256
+if TYPE_CHECKING:
+    import torch
+
+#: Sentences counted together: batches of 64 to 256 count WMT17 fastest on a CPU (1024 were 10% slower).
+SENTENCES_PER_BATCH = 128
 
 
 def corpus_chrf_statistics(
@@ -34,17 +41,22 @@ def corpus_chrf_statistics(
     """
     packed = np.zeros((len(systems), len(references[0]), 3 * config.orders), dtype=np.int64)
     sentence_references = [list(refs) for refs in zip(*references)]
-    longest_reference = [max(map(len, refs)) for refs in sentence_references]
+    if config.lowercase:
+        sentence_references = [[reference.lower() for reference in refs] for refs in sentence_references]
     for index, system in enumerate(systems):
-        # sentences of similar lengths counted together: rows are padded to the longest of their batch
-        order = np.argsort([len(hyp) + longest for hyp, longest in zip(system, longest_reference)], kind="stable")
         for start in range(0, len(system), SENTENCES_PER_BATCH):
-            chosen = order[start : start + SENTENCES_PER_BATCH]
-            hypotheses = [system[sentence] for sentence in chosen]
-            text = as_text(hypotheses, [sentence_references[sentence] for sentence in chosen], config, device)
-            packed[index, chosen] = chrf_statistics(text, config).flatten(1).cpu().numpy()
+            stop = min(start + SENTENCES_PER_BATCH, len(system))
+            hypotheses = system[start:stop]
+            if config.lowercase:
+                hypotheses = [hypothesis.lower() for hypothesis in hypotheses]
+            text = pairs_from_strings([[hyp, *refs] for hyp, refs in zip(hypotheses, sentence_references[start:stop])])
+            if device is not None:
+                from .text import text_on
+
+                text = text_on(text, device)
+            packed[index, start:stop] = to_host(chrf_statistics(text, config)).reshape(stop - start, -1)
             if progress is not None:
-                progress(len(chosen))
+                progress(stop - start)
     return packed
 
 
@@ -55,12 +67,10 @@ def chrf_scorer(config: CHRFConfig) -> Callable[[np.ndarray], np.ndarray]:
         >>> chrf_scorer(CHRFConfig(char_order=1))(np.array([[2, 2, 2], [2, 2, 1]])).round(4).tolist()
         [100.0, 50.0]
     """
-    from .score import chrf_percent
 
     def score(packed: np.ndarray) -> np.ndarray:
-        statistics = torch.from_numpy(np.asarray(packed, dtype=np.float64))
-        shaped = statistics.reshape(*statistics.shape[:-1], config.orders, 3)
-        scores: np.ndarray = chrf_percent(shaped, config).numpy()
+        statistics = np.asarray(packed, dtype=np.float64)
+        scores: np.ndarray = chrf_percent(statistics.reshape(*statistics.shape[:-1], config.orders, 3), config)
         return scores
 
     return score

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import torch  # noqa: F401  (the doctests use it)
+import torch
 from torch import Tensor
 
 from .config import CHRFConfig, chrf_config
@@ -28,7 +28,7 @@ def sentence_chrf_statistics(preds: Any, target: Any, config: CHRFConfig) -> Ten
         >>> sentence_chrf_statistics(["the cat"], ["the hat"], CHRFConfig(char_order=1)).tolist()
         [[[6, 6, 5]]]
     """
-    return chrf_statistics(as_text(preds, target, config), config)
+    return torch.as_tensor(chrf_statistics(as_text(preds, target, config), config))
 
 
 def corpus_chrf(preds: Any, target: Any, **options: Unpack[CHRFOptions]) -> Tensor:
@@ -43,8 +43,8 @@ def corpus_chrf(preds: Any, target: Any, **options: Unpack[CHRFOptions]) -> Tens
         (78.7503, 80.1532)
     """
     config = chrf_config(dict(options))
-    stats = sentence_chrf_statistics(preds, target, config)
-    return chrf_from_statistics(stats.sum(0), config)
+    score: Tensor = chrf_from_statistics(sentence_chrf_statistics(preds, target, config).sum(0), config)
+    return score
 
 
 def sentence_chrf(preds: Any, target: Any, **options: Unpack[CHRFOptions]) -> Tensor:
@@ -57,4 +57,5 @@ def sentence_chrf(preds: Any, target: Any, **options: Unpack[CHRFOptions]) -> Te
         [0.2806, 1.0]
     """
     config = chrf_config(dict(options))
-    return chrf_from_statistics(sentence_chrf_statistics(preds, target, config), config)
+    scores: Tensor = chrf_from_statistics(sentence_chrf_statistics(preds, target, config), config)
+    return scores

@@ -86,9 +86,10 @@ class CHRFScore(ExactStatisticsMetric):
 
     def update(self, preds: Any, target: Any) -> None:
         """Add the statistics of a batch; it is checked first, so a rejected batch leaves the state as it was."""
-        stats = chrf_statistics(as_text(preds, target, self.config, self.device), self.config)
-        self.statistics += stats.sum(0)
+        stats = chrf_statistics(as_text(preds, target, self.config, self.device), self.config).sum(0)
+        self.statistics += torch.as_tensor(stats, device=self.device)
 
     def compute(self) -> Tensor:
         """chrF of everything added so far, a 0-d float64 tensor in ``[0, 1]``."""
-        return chrf_from_statistics(self.statistics, self.config)
+        score: Tensor = chrf_from_statistics(self.statistics, self.config)
+        return score

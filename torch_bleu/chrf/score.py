@@ -1,17 +1,18 @@
-"""The chrF score of statistics, in sacrebleu's order of operations (so that best references agree)."""
+"""The chrF score of statistics, in sacrebleu's order of operations (so that best references agree).
+
+Works on PyTorch tensors and NumPy arrays alike (the command line scores with NumPy only).
+"""
 
 from __future__ import annotations
 
-import torch
-from torch import Tensor
-
+from ..arrays import Array, array_namespace, as_float64, full_like_shape
 from .config import CHRFConfig
 
 #: sacrebleu's stand-in for an undefined precision or recall.
 EPSILON = 1e-16
 
 
-def chrf_percent(statistics: Tensor, config: CHRFConfig) -> Tensor:
+def chrf_percent(statistics: Array, config: CHRFConfig) -> Array:
     """chrF on sacrebleu's 0..100 scale of statistics ``(..., orders, 3)`` (hypothesis, reference, match
     counts per order), over any leading dimensions, as float64.
 
@@ -19,36 +20,39 @@ def chrf_percent(statistics: Tensor, config: CHRFConfig) -> Tensor:
     are its own and a sentence picks the same best reference.
 
     Example:
-        >>> stats = torch.tensor([[4, 5, 3], [3, 4, 1]])
-        >>> round(chrf_percent(stats, CHRFConfig(char_order=2)).item(), 4)
+        >>> import numpy as np
+        >>> stats = np.array([[4, 5, 3], [3, 4, 1]])
+        >>> round(float(chrf_percent(stats, CHRFConfig(char_order=2))), 4)
         44.4132
     """
-    stats = statistics.to(torch.float64)
+    xp = array_namespace(statistics)
+    stats = as_float64(statistics)
     factor = float(config.beta) ** 2
-    average_precision = torch.zeros(stats.shape[:-2], dtype=torch.float64, device=stats.device)
-    average_recall, smoothed = average_precision.clone(), average_precision.clone()
-    effective = torch.zeros(stats.shape[:-2], dtype=torch.int64, device=stats.device)
+    average_precision, average_recall, smoothed, effective = (
+        full_like_shape(stats, stats.shape[:-2], 0.0) for _ in range(4)
+    )
     for order in range(stats.shape[-2]):
         hyp, ref, match = stats[..., order, 0], stats[..., order, 1], stats[..., order, 2]
-        precision = torch.where(hyp > 0, match / hyp, EPSILON)
-        recall = torch.where(ref > 0, match / ref, EPSILON)
+        precision = xp.where(hyp > 0, match / xp.where(hyp > 0, hyp, 1.0), EPSILON)
+        recall = xp.where(ref > 0, match / xp.where(ref > 0, ref, 1.0), EPSILON)
         if config.eps_smoothing:
             denominator = factor * precision + recall
-            smoothed = smoothed + torch.where(denominator > 0, (1 + factor) * precision * recall / denominator, EPSILON)
+            f_score = (1 + factor) * precision * recall / xp.where(denominator > 0, denominator, 1.0)
+            smoothed = smoothed + xp.where(denominator > 0, f_score, EPSILON)
         counted = (hyp > 0) & (ref > 0)
-        average_precision = torch.where(counted, average_precision + precision, average_precision)
-        average_recall = torch.where(counted, average_recall + recall, average_recall)
-        effective += counted
+        average_precision = xp.where(counted, average_precision + precision, average_precision)
+        average_recall = xp.where(counted, average_recall + recall, average_recall)
+        effective = effective + counted
     if config.eps_smoothing:
         return 100 * smoothed / stats.shape[-2]
-    average_precision = torch.where(effective > 0, average_precision / effective.clamp(min=1), 0.0)
-    average_recall = torch.where(effective > 0, average_recall / effective.clamp(min=1), 0.0)
+    average_precision = xp.where(effective > 0, average_precision / xp.where(effective > 0, effective, 1.0), 0.0)
+    average_recall = xp.where(effective > 0, average_recall / xp.where(effective > 0, effective, 1.0), 0.0)
     total = average_precision + average_recall
     score = (1 + factor) * average_precision * average_recall
-    score = score / torch.where(total != 0, factor * average_precision + average_recall, 1.0)
-    return torch.where(total != 0, 100 * score, 0.0)
+    score = score / xp.where(total != 0, factor * average_precision + average_recall, 1.0)
+    return xp.where(total != 0, 100 * score, 0.0)
 
 
-def chrf_from_statistics(statistics: Tensor, config: CHRFConfig) -> Tensor:
+def chrf_from_statistics(statistics: Array, config: CHRFConfig) -> Array:
     """chrF on the 0..1 scale (float64) of statistics ``(..., orders, 3)``."""
     return chrf_percent(statistics, config) / 100

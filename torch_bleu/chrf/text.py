@@ -1,52 +1,67 @@
-"""What chrF reads: the text of every hypothesis and reference as rows of code points on one device.
-
-Strings are taken as they are (lowercased first with ``lowercase``); subword ids are decoded on their
-device by the detokenizer (references may then be ids or strings), exactly as for BLEU.
+"""chrF's inputs as text pairs: strings as given (counted with NumPy unless a device is named), or
+subword ids decoded on their device by the detokenizer (references may then be ids or strings),
+exactly as for BLEU.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
+import numpy as np
 import torch
 from torch import Tensor
 
-from ..detokenize.chars import ragged_rows
 from ..detokenize.pipeline import decoded_text
 from ..engine.rows import stack_rows
 from ..inputs import reference_strings, string_list, subword_batch
 from .config import CHRFConfig
+from .stream import TextPairs, pairs_from_strings
 
 
-class TextBatch(NamedTuple):
-    """A batch as text.
-
-    Attributes:
-        chars: ``(B, 1 + R, W)`` int32 code points, -1 past each row's end: the hypothesis, then the
-            references.
-        present: ``(B, R)`` bool, the references that exist; ``None`` when all do.
-    """
-
-    chars: Tensor
-    present: Tensor | None
-
-
-def as_text(preds: Any, target: Any, config: CHRFConfig, device: torch.device | None = None) -> TextBatch:
-    """``preds`` and ``target`` as text: strings as given, or subword ids decoded by ``config.detokenizer``.
+def as_text(preds: Any, target: Any, config: CHRFConfig, device: torch.device | None = None) -> TextPairs:
+    """``preds`` and ``target`` as text pairs: NumPy arrays for strings counted on the CPU (``device``
+    ``None`` or a CPU), tensors on ``device`` or on the ids' device otherwise.
 
     Example:
-        >>> batch = as_text(["ab"], [["a", "abc"]], CHRFConfig())
-        >>> batch.chars.tolist(), batch.present.tolist()
-        ([[[97, 98, -1], [97, -1, -1], [97, 98, 99]]], [[True, True]])
+        >>> text = as_text(["ab"], [["a", "abc"]], CHRFConfig())
+        >>> text.chars.tolist(), text.rows.tolist(), text.present
+        ([97, 98, 97, 97, 98, 97, 98, 99], [0, 0, 1, 2, 2, 3, 3, 3], None)
     """
     if config.detokenizer is not None:
         ids = subword_batch(preds, target)
         rows = stack_rows(ids.preds, ids.target, config.ignore_ids, ids.ref_present, ids.row_lengths)
         present = ids.references_present(rows.lengths[:, 1:])
-        return TextBatch(decoded_text(rows, ids.reference_chars, config.detokenizer), present)
+        return pairs_from_rows(decoded_text(rows, ids.reference_chars, config.detokenizer), present)
     hypotheses = string_list(preds, "preds")
     texts = [[hypothesis, *refs] for hypothesis, refs in zip(hypotheses, reference_strings(target, len(hypotheses)))]
     if config.lowercase:
         texts = [[text.lower() for text in sentence] for sentence in texts]
-    chars, present = ragged_rows(texts, device or torch.device("cpu"))
-    return TextBatch(chars, present[:, 1:])
+    text = pairs_from_strings(texts)
+    return text if device is None or device.type == "cpu" else text_on(text, device)
+
+
+def text_on(text: TextPairs, device: torch.device) -> TextPairs:
+    """NumPy text pairs as tensors on ``device``."""
+    present = None if text.present is None else torch.from_numpy(text.present).to(device)
+    chars, rows = (torch.from_numpy(np.array(values)).to(device) for values in (text.chars, text.rows))
+    return TextPairs(chars, rows, text.batch, text.references, present)
+
+
+def pairs_from_rows(chars: Tensor, present: Tensor | None) -> TextPairs:
+    """Rows of code points ``(B, 1 + R, W)`` (a hypothesis, then its references; ``-1`` past a row's end)
+    as text pairs on their device, each hypothesis beside each of its references.
+
+    Example:
+        >>> chars = torch.tensor([[[97, -1], [98, 99]]], dtype=torch.int32)
+        >>> text = pairs_from_rows(chars, None)
+        >>> text.chars.tolist(), text.rows.tolist()
+        ([97, -1, 98, 99], [0, 2, 1, 1])
+    """
+    batch, sources, width = chars.shape
+    references = sources - 1
+    hypotheses = chars[:, :1].expand(batch, references, width)
+    paired = torch.stack([hypotheses, chars[:, 1:]], dim=2).reshape(-1)
+    pairs = batch * references
+    rows = torch.arange(2 * pairs, device=chars.device).repeat_interleave(width)
+    rows = torch.where(paired >= 0, rows, 2 * pairs)
+    return TextPairs(paired, rows, batch, references, present)

@@ -93,12 +93,13 @@ def _count(systems: list[TokenStream], references: list[TokenStream], device: st
 def _count_chrf(
     systems: list[list[str]], references: list[list[str]], config: CHRFConfig, device: str, run: Run
 ) -> np.ndarray:
-    """Per-sentence chrF statistics of every system (on PyTorch, on ``device``)."""
-    import torch
-
+    """Per-sentence chrF statistics of every system, counted with NumPy on the CPU or on PyTorch ``device``."""
     from ..chrf.corpus import corpus_chrf_statistics
 
-    if device == "cpu" and "OMP_NUM_THREADS" not in os.environ and run.args.threads is None:
-        torch.set_num_threads(1)
+    on_device = None
+    if device != "cpu":
+        import torch
+
+        on_device = torch.device(device)
     with progress_bar(len(references[0]) * len(systems), "counting chrF n-grams", run.show_progress) as advance:
-        return corpus_chrf_statistics(systems, references, config, torch.device(device), progress=advance)
+        return corpus_chrf_statistics(systems, references, config, on_device, progress=advance)

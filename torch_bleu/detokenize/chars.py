@@ -14,25 +14,17 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from ..arrays import sizes_from_data
 from ..engine.rows import compact
 
 #: What fills a row past its last character.
 PAD = -1
 
-#: Whether CPU tensors size their rows from the data (tests switch it off to exercise the static
-#: widths that accelerators and ``meta`` use).
-WIDTHS_FROM_DATA_ON_CPU = True
-
 
 def widths_from_data(tensor: Tensor) -> bool:
-    """Whether widths may follow ``tensor``'s values: on CPU, where reading them waits for no device,
-    and outside a compiled graph. Everywhere else they follow from shapes alone."""
-    return (
-        WIDTHS_FROM_DATA_ON_CPU
-        and tensor.device.type == "cpu"
-        and tensor.numel() > 0
-        and not torch.compiler.is_compiling()
-    )
+    """Whether widths may follow ``tensor``'s values (:func:`~torch_bleu.arrays.sizes_from_data`, on a
+    tensor that has some). Everywhere else they follow from shapes alone."""
+    return tensor.numel() > 0 and sizes_from_data(tensor)
 
 
 _TABLES: dict[tuple[str, torch.device], Tensor] = {}

@@ -14,12 +14,11 @@ dictionaries; they score strings only.
 
 from __future__ import annotations
 
-import string
-
 import torch
 from torch import Tensor
 
-from .chars import PAD, lookup_table, replace_all, shifted
+from .chars import PAD, replace_all, shifted
+from .classes import ALONE, DASH, DIGIT, PERIOD_OR_COMMA, SPACE, character_classes
 
 #: The tokenizers this module reproduces on code points.
 TOKENIZERS_ON_CODE_POINTS = ("13a", "none", "char")
@@ -34,37 +33,6 @@ REPLACEMENTS_13A = (
     ("&lt;", "<"),
     ("&gt;", ">"),
 )
-
-# character classes, as bits of one lookup table (PUNCTUATION: ASCII punctuation, for chrF's words)
-SPACE, ALONE, DIGIT, PERIOD_OR_COMMA, DASH, PUNCTUATION = 1, 2, 4, 8, 16, 32
-#: Code points above this are never whitespace (``str.isspace``; the tests check every one) nor ASCII.
-LAST_CLASSIFIED = 0x3000
-
-
-def _class_table() -> list[int]:
-    """Class bits of code points ``-1`` (:data:`PAD`, taken as whitespace) to :data:`LAST_CLASSIFIED`, then 0."""
-    alone = {*range(0x7B, 0x7F), *range(0x5B, 0x61), *range(0x20, 0x27), *range(0x28, 0x2C), *range(0x3A, 0x41), 0x2F}
-    table = [SPACE]
-    for code in range(LAST_CLASSIFIED + 1):
-        char = chr(code)
-        bits = SPACE if char.isspace() else 0
-        bits |= ALONE if code in alone else 0
-        bits |= DIGIT if "0" <= char <= "9" else 0
-        bits |= PERIOD_OR_COMMA if char in ".," else 0
-        bits |= DASH if char == "-" else 0
-        bits |= PUNCTUATION if char in string.punctuation else 0
-        table.append(bits)
-    return [*table, 0]
-
-
-_CLASS_TABLE = _class_table()
-
-
-def character_classes(chars: Tensor) -> Tensor:
-    """The class bits (:data:`SPACE`, :data:`ALONE`, ...) of every code point of ``chars``."""
-    table = lookup_table("character classes", _CLASS_TABLE, torch.uint8, chars.device)
-    index = (chars.to(torch.int64) + 1).clamp_(max=LAST_CLASSIFIED + 2)
-    return table[index]
 
 
 def rstrip(chars: Tensor) -> Tensor:

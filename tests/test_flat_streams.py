@@ -1,0 +1,133 @@
+"""The flat-stream counting under chrF: pair matches, dense ranks, chrF++'s words and word ids.
+
+Each piece is checked against a plain Python statement of what it computes, on NumPy arrays and on
+tensors, with sizes read from the data and with sizes from shapes alone (as on an accelerator), and
+with keys too narrow for one stage (so that the staged path runs).
+"""
+
+from __future__ import annotations
+
+import string
+from collections import Counter
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from torch_bleu import arrays
+from torch_bleu.chrf.config import CHRFConfig
+from torch_bleu.chrf.statistics import chrf_statistics
+from torch_bleu.chrf.stream import pairs_from_strings
+from torch_bleu.chrf.text import text_on
+from torch_bleu.chrf.words import word_starts, word_stream
+from torch_bleu.detokenize.classes import character_classes
+from torch_bleu.engine import flat_pairs
+from torch_bleu.engine.flat_pairs import PairStream, dense_ranks, pair_matches
+
+KINDS = ["numpy", "tensor, sizes from data", "tensor, static sizes"]
+
+
+def as_kind(values: list[int] | np.ndarray, kind: str, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(arrays, "SIZES_FROM_DATA_ON_CPU", kind != "tensor, static sizes")
+    array = np.asarray(values, dtype=np.int64)
+    return array if kind == "numpy" else torch.from_numpy(array)
+
+
+def expected_matches(hypothesis: list[int], reference: list[int], max_order: int) -> list[int]:
+    matches = []
+    for order in range(1, max_order + 1):
+        hyp = Counter(tuple(hypothesis[i : i + order]) for i in range(len(hypothesis) - order + 1))
+        ref = Counter(tuple(reference[i : i + order]) for i in range(len(reference) - order + 1))
+        matches.append(sum(min(count, ref[gram]) for gram, count in hyp.items()))
+    return matches
+
+
+token_rows = st.lists(st.integers(0, 3), max_size=12) | st.lists(st.integers(0, 2**62), max_size=6)
+pair_lists = st.lists(st.tuples(token_rows, token_rows), max_size=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(pairs=pair_lists, max_order=st.integers(1, 7), unused=st.integers(0, 4), key_bits=st.sampled_from([63, 24]))
+@pytest.mark.parametrize("kind", KINDS)
+def test_pair_matches_are_clipped_counts(kind, pairs, max_order, unused, key_bits):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(flat_pairs, "KEY_BITS", key_bits)  # 24: several stages
+        tokens, rows = [], []
+        for number, (hypothesis, reference) in enumerate(pairs):
+            tokens += hypothesis + reference
+            rows += [2 * number] * len(hypothesis) + [2 * number + 1] * len(reference)
+        tokens += [7] * unused  # slots in no row
+        rows += [2 * len(pairs)] * unused
+        token_array, row_array = as_kind(tokens, kind, monkeypatch), as_kind(rows, kind, monkeypatch)
+        ranks, distinct = dense_ranks(token_array, row_array < 2 * len(pairs))
+        matches = pair_matches(PairStream(ranks, row_array, len(pairs), distinct), max_order)
+        assert matches.tolist() == [expected_matches(hyp, ref, max_order) for hyp, ref in pairs]
+
+
+@settings(max_examples=100, deadline=None)
+@given(values=st.lists(st.integers(0, 2**40) | st.integers(0, 20), max_size=20), data=st.data())
+@pytest.mark.parametrize("kind", KINDS)
+def test_dense_ranks_number_the_distinct_valid_values(kind, values, data):
+    valid = data.draw(st.lists(st.booleans(), min_size=len(values), max_size=len(values)))
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        ranks, distinct = dense_ranks(as_kind(values, kind, monkeypatch), as_kind(valid, kind, monkeypatch) > 0)
+    present = sorted({value for value, keep in zip(values, valid) if keep})
+    assert ranks.tolist() == [present.index(value) + 1 if keep else 0 for value, keep in zip(values, valid)]
+    assert distinct == (len(values) if kind == "tensor, static sizes" else len(present))
+
+
+def sacrebleu_words(line: str) -> list[str]:
+    """chrF++'s words, as sacrebleu's ``_remove_punctuation`` states them."""
+    words = []
+    for word in line.split():
+        if len(word) > 1 and word[-1] in string.punctuation:
+            words += [word[:-1], word[-1]]
+        elif len(word) > 1 and word[0] in string.punctuation:
+            words += [word[0], word[1:]]
+        else:
+            words.append(word)
+    return words
+
+
+PIECES = [*"ab(),.!'-", "the", "cat", "(hi)", "long" * 5, "é", "猫", " ", "  ", "\t", "\u3000", "\u00a0"]
+lines = st.lists(st.sampled_from(PIECES), max_size=12).map("".join)
+
+
+@settings(max_examples=100, deadline=None)
+@given(rows=st.lists(lines, min_size=1, max_size=6))
+@pytest.mark.parametrize("kind", KINDS)
+def test_words_and_their_ids_are_sacrebleus(kind, rows):
+    text = pairs_from_strings([[row, ""] for row in rows])
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        chars, row_of = as_kind(text.chars, kind, monkeypatch), as_kind(text.rows, kind, monkeypatch)
+        in_word, starts = word_starts(character_classes(chars), row_of)
+        ranks, distinct = dense_ranks(chars, in_word)
+        keep = in_word.nonzero()[0] if kind == "numpy" else in_word.nonzero()[:, 0]
+        stream = PairStream(ranks[keep], row_of[keep], len(rows), distinct)
+        words = word_stream(stream, starts[keep])
+    expected = [(2 * index, word) for index, row in enumerate(rows) for word in sacrebleu_words(row)]
+    ids, word_rows = words.ranks.tolist(), words.rows.tolist()
+    assert word_rows[: len(expected)] == [row for row, _ in expected]
+    assert all(row == 2 * len(rows) for row in word_rows[len(expected) :])  # slots in no row, if any
+    for first in range(len(expected)):
+        for second in range(len(expected)):
+            assert (ids[first] == ids[second]) == (expected[first][1] == expected[second][1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts=st.lists(st.lists(lines, min_size=2, max_size=4), min_size=1, max_size=4), static=st.booleans())
+def test_tensors_count_what_numpy_counts(texts, static):
+    config = CHRFConfig(word_order=2)
+    text = pairs_from_strings(texts)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(arrays, "SIZES_FROM_DATA_ON_CPU", not static)
+        on_tensors = chrf_statistics(text_on(text, torch.device("cpu")), config)
+    assert on_tensors.tolist() == chrf_statistics(text, config).tolist()
+
+
+def test_text_on_meta_is_counted_without_data():
+    text = text_on(pairs_from_strings([["a cat", "the cat", "a dog"]]), torch.device("meta"))
+    statistics = chrf_statistics(text, CHRFConfig(word_order=2))
+    assert statistics.shape == (1, 8, 3) and statistics.device.type == "meta"

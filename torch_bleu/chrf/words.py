@@ -1,0 +1,137 @@
+"""chrF++'s words in a stream of text: where they start, and exact ids for them.
+
+sacrebleu splits a line with ``str.split()``; a word of several characters then gives up a
+punctuation character (ASCII, ``string.punctuation``) at its end, else one at its start, as a word
+of its own: ``(hi)`` gives ``(hi`` and ``)``. :func:`word_starts` states that per character.
+
+Word ids need no hashing: each word is cut into chunks of as many characters as fit in an int64,
+the chunks are ranked among the batch's chunks, and then, round after round, each chunk takes the
+rank of the tuple (its own rank, the ranks of the chunks ``span``, ``2 span``, ... further in the same
+word), which covers that many times more characters, until the rank of a word's first chunk tells
+the whole word (one or two rounds on real text).
+
+Streams are those of :mod:`torch_bleu.engine.flat_pairs` (rows end to end); everything runs on
+PyTorch tensors (any device, no host sync) and NumPy arrays alike.
+"""
+
+from __future__ import annotations
+
+from ..arrays import (
+    Array,
+    arange_like,
+    array_namespace,
+    full_like_shape,
+    is_tensor,
+    running_max,
+    scatter_into,
+    shifted_sum,
+    sizes_from_data,
+)
+from ..detokenize.classes import PUNCTUATION, SPACE
+from ..engine.flat_pairs import KEY_BITS, PairStream, dense_ranks
+from ..engine.rows import compact
+
+
+def kept(values: Array, keep: Array, filler: int, size: int) -> Array:
+    """The entries of 1-D ``values`` where ``keep`` holds, packed to the front of ``size`` slots (then
+    ``filler``); ``size`` is :func:`kept_size`, so NumPy arrays, whose sizes follow the data, need no filler.
+
+    Example:
+        >>> import torch
+        >>> kept(torch.tensor([5, 6, 7]), torch.tensor([True, False, True]), -1, size=3).tolist()
+        [5, 7, -1]
+    """
+    if not is_tensor(values):  # NumPy sizes always follow the data: nothing to fill
+        return values[keep]
+    packed: Array = compact(values, keep, full_like_shape(values, (), filler), size + 1)
+    return packed[:size]
+
+
+def kept_size(keep: Array) -> int:
+    """How many slots the kept entries of ``keep`` need: their number where sizes may follow the data."""
+    return int(keep.sum()) if sizes_from_data(keep) else keep.shape[0]
+
+
+def word_starts(classes: Array, rows: Array) -> tuple[Array, Array]:
+    """``(in_word, starts)`` of chrF++'s words in a stream of characters (``classes``: their class bits).
+
+    Example:
+        >>> import numpy as np
+        >>> from ..detokenize.classes import character_classes
+        >>> chars = np.array([ord(char) for char in "(hi) a, ok"])
+        >>> word_starts(character_classes(chars), np.zeros(10, dtype=np.int64))[1].astype(int).tolist()
+        [1, 0, 0, 1, 0, 1, 1, 0, 1, 0]
+    """
+    xp = array_namespace(classes)
+    slots = classes.shape[0]
+    in_word = (classes & SPACE) == 0
+    punctuation = (classes & PUNCTUATION) != 0
+    joined = full_like_shape(in_word, (slots + 1,), False)  # joined[i]: slots i - 1 and i form one run
+    joined[1:slots] = in_word[1:] & in_word[:-1] & (rows[1:] == rows[:-1])
+    run_start = in_word & ~joined[:slots]
+    run_end = in_word & ~joined[1:]
+    # the last slot of each run, read from each of its slots
+    run = run_start.cumsum(axis=-1)
+    position = arange_like(slots, rows)
+    run_last = scatter_into(full_like_shape(position, (slots + 1,), 0), xp.where(run_end, run, 0), position)
+    last = run_last[run]
+    long_run = in_word & (last > position)  # at a run's first slot: the run has more than one
+    before_last = run_end & punctuation & ~run_start
+    split_first = run_start & long_run & punctuation & ~punctuation[last]
+    after_first = full_like_shape(in_word, (slots,), False)
+    after_first[1:] = split_first[:-1]
+    return in_word, run_start | before_last | after_first
+
+
+def word_stream(chars: PairStream, starts: Array) -> PairStream:
+    """The words of a stream of word characters (each slot a character of a word; ``starts``: the first
+    of each word) as a stream of exact word ids, one slot per word, in the same rows.
+
+    Example:
+        >>> import numpy as np
+        >>> ranks, distinct = dense_ranks(np.array([1, 2, 1, 2, 1]), np.ones(5, dtype=bool))
+        >>> starts = np.array([True, False, True, False, True])  # "ab ab a"
+        >>> word_stream(PairStream(ranks, np.zeros(5, dtype=np.int64), 1, distinct), starts).ranks.tolist()
+        [2, 2, 1]
+    """
+    ranks, rows, pairs, distinct = chars
+    xp = array_namespace(ranks)
+    slots = ranks.shape[0]
+    in_word = rows < 2 * pairs
+    starts = starts & in_word
+    word = starts.cumsum(axis=-1)
+    position = arange_like(slots, ranks)
+    offset = position - running_max(xp.where(starts, position, 0))
+    longest = int(xp.where(in_word, offset, -1).max()) + 1 if slots and sizes_from_data(offset) else slots
+    code_bits = max(distinct.bit_length(), 1)
+    per_key = max(1, min(KEY_BITS // code_bits, longest))
+
+    def partner(values: Array, word_of: Array, distance: int) -> Array:
+        """``values`` ``distance`` slots on, where that slot is in the same word (else 0)."""
+        ahead = full_like_shape(values, values.shape, 0)
+        size = values.shape[0]
+        if distance < size:
+            ahead[: size - distance] = xp.where(word_of[distance:] == word_of[: size - distance], values[distance:], 0)
+        return ahead
+
+    keys = ranks
+    for distance in range(1, per_key):
+        keys = shifted_sum(keys, code_bits, partner(ranks, word, distance))
+    chunk_start = in_word & (offset % per_key == 0)
+    chunks = kept_size(chunk_start)
+    keys, chunk_word, chunk_row = (
+        kept(values, chunk_start, filler, chunks) for values, filler in ((keys, 0), (word, 0), (rows, 2 * pairs))
+    )
+    first = kept(starts, chunk_start, False, chunks)
+    valid = chunk_row < 2 * pairs
+    ids, count = dense_ranks(keys, valid)
+    span, covered = 1, per_key
+    while covered < longest:
+        fan_in = max(2, KEY_BITS // max(count.bit_length(), 1))
+        combined = ids
+        for step in range(1, fan_in):
+            combined = shifted_sum(combined, count.bit_length(), partner(ids, chunk_word, step * span))
+        ids, count = dense_ranks(combined, valid)
+        span, covered = span * fan_in, covered * fan_in
+    words = kept_size(first)
+    return PairStream(kept(ids, first, 0, words), kept(chunk_row, first, 2 * pairs, words), pairs, count)

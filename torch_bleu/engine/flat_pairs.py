@@ -1,0 +1,210 @@
+"""Clipped n-gram matches of hypothesis-reference pairs whose rows lie end to end in one flat stream.
+
+chrF compares a hypothesis with each of its references on its own, one pair at a time. Here the
+rows of all pairs lie end to end in one 1-D array, without padding: row ``2 p`` is the hypothesis
+of pair ``p`` and row ``2 p + 1`` its reference (a :class:`PairStream`). Slots that belong to no row
+(the unused tail of a stream whose size follows from shapes alone) carry row ``2 P``.
+
+1. **Digits.** Tokens arrive as dense ranks ``1..D`` over the stream (:func:`dense_ranks`, one
+   sort); a token's digit is its rank plus one. Past the end of a row the digit is an end mark,
+   ``0`` in a hypothesis and ``1`` in a reference, so an n-gram that runs off the end of one side
+   never equals an n-gram of the other.
+2. **Keys.** The window of tokens starting at each slot becomes one int64: the pair number, the
+   digits side by side, and the side (hypothesis 0, reference 1) in the lowest bit.
+3. **One sort** of the whole stream. For every order ``n``, a group of equal n-grams of one pair
+   starts where a key differs from the one before above the digits past the ``n``-th.
+4. **Clipping without counting each side.** In a group of ``H`` hypothesis and ``C`` reference
+   windows, ``min(H, C) = (H + C - |H - C|) / 2``. ``H - C`` is a running sum of ``+1`` (hypothesis)
+   and ``-1`` (reference) between the group's ends, and the ``H + C`` of a pair's groups add up to
+   its slots. So the matches of a pair are its slots minus the sum of ``|H - C|``, halved.
+
+When the digits of ``max_order`` tokens do not fit in one key, the work goes in stages: the next
+stage's keys start with the group number of the previous stage's longest n-gram, one more sort
+per stage. The same code runs on PyTorch tensors (any device, no host sync) and NumPy arrays.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..arrays import (
+    Array,
+    arange_like,
+    array_namespace,
+    broadcast_copy,
+    cumsum_,
+    full_like_shape,
+    int64_like,
+    is_tensor,
+    running_max,
+    scatter_last,
+    shifted_sum,
+    sizes_from_data,
+)
+from .rowsort import sort_values, sort_with_order
+
+#: Bits a packed key may use (keys stay non-negative int64).
+KEY_BITS = 63
+#: On the host, values below this are ranked through a table of the values present instead of a sort.
+TABLE_RANKS_MAX = 1 << 16
+
+
+class PairStream(NamedTuple):
+    """Tokens of hypothesis-reference pairs, rows end to end.
+
+    Attributes:
+        ranks: ``(N,)`` int64 dense ranks ``1..D`` of the tokens (:func:`dense_ranks`).
+        rows: ``(N,)`` int64 row of each slot, non-decreasing except for unused slots: ``2 p`` for
+            the hypothesis of pair ``p``, ``2 p + 1`` for its reference, ``2 P`` for a slot in no row.
+        pairs: ``P``.
+        distinct: a bound on ``D`` (the stream's size when nothing may read the data).
+    """
+
+    ranks: Array
+    rows: Array
+    pairs: int
+    distinct: int
+
+
+def dense_ranks(values: Array, valid: Array) -> tuple[Array, int]:
+    """The rank ``1, 2, ...`` of each valid value among the distinct valid values (0 elsewhere), and a
+    bound on the number of distinct values: the exact one where sizes may follow the data.
+
+    Values are non-negative.
+
+    Example:
+        >>> import numpy as np
+        >>> dense_ranks(np.array([30, 10, 30, 99]), np.array([True, True, True, False]))
+        (array([2, 1, 2, 0]), 2)
+    """
+    xp = array_namespace(values)
+    if values.shape[0] == 0:
+        return full_like_shape(values, (0,), 0, xp.int64), 0
+    keyed = xp.where(valid, values, -1)  # invalid slots sort first and keep rank 0
+    if not is_tensor(values):
+        largest = int(keyed.max())
+        if largest < TABLE_RANKS_MAX:  # small values (code points): a table of the values present, no sort
+            present = np.zeros(largest + 2, dtype=np.int64)
+            present[keyed + 1] = 1
+            present[0] = 0
+            table = present.cumsum()
+            return table[keyed + 1], int(table[-1])
+    sorted_values, order = sort_with_order(keyed)
+    new = full_like_shape(values, values.shape, 0, xp.int64)
+    new[:1] = sorted_values[:1] >= 0
+    new[1:] = sorted_values[1:] != sorted_values[:-1]
+    sorted_ranks = cumsum_(new)
+    ranks = scatter_last(sorted_ranks, order)
+    distinct = int(sorted_ranks[-1]) if sizes_from_data(values) else values.shape[0]
+    return ranks, distinct
+
+
+def pair_matches(stream: PairStream, max_order: int) -> Array:
+    """``(P, max_order)`` int64 clipped matches of each pair's hypothesis n-grams in its reference.
+
+    Example:
+        >>> import numpy as np
+        >>> ranks, distinct = dense_ranks(np.array([1, 2, 2, 1, 2, 2, 2]), np.ones(7, dtype=bool))
+        >>> rows = np.array([0, 0, 0, 1, 1, 1, 1])  # hypothesis "a b b", reference "a b b b"
+        >>> pair_matches(PairStream(ranks, rows, pairs=1, distinct=distinct), 3).tolist()
+        [[3, 2, 1]]
+    """
+    ranks, rows, pairs, distinct = stream
+    xp = array_namespace(ranks)
+    slots = ranks.shape[0]
+    if slots == 0 or pairs == 0:
+        return full_like_shape(ranks, (pairs, max_order), 0, xp.int64)
+    side = rows & 1
+    pair = rows >> 1  # a slot in no row: pair P, which no result reads
+    pair_bits = pairs.bit_length()
+    digit_bits = (distinct + 1).bit_length()
+    digits = ranks + 1
+
+    def digit_at(offset: int) -> Array:
+        """The digit of the token ``offset`` slots on, or the end mark where that leaves the row."""
+        ahead = broadcast_copy(side, side.shape)
+        inside = slots - offset
+        if inside > 0:
+            ahead[:inside] = xp.where(rows[offset:] == rows[:inside], digits[offset:], side[:inside])
+        return ahead
+
+    matches: list[Array] = []
+    counted = 0
+    head, head_bits, head_order = digits, digit_bits, 1  # head: a number standing for the head_order-gram
+    while counted < max_order:
+        room = KEY_BITS - pair_bits - 1 - head_bits
+        extra = min(room // digit_bits, max_order - head_order)
+        if extra < 1 and head_order < max_order:
+            raise ValueError(f"streams too long for exact int64 n-gram keys ({slots} slots); split them")
+        key = head
+        for offset in range(head_order, head_order + extra):
+            key = shifted_sum(key, digit_bits, digit_at(offset))
+        key = shifted_sum(shifted_sum(pair, head_bits + extra * digit_bits, key), 1, side)
+        last_stage = head_order + extra == max_order
+        sorted_keys, key_order = (sort_values(key), None) if last_stage else sort_with_order(key)
+
+        orders = range(counted + 1, head_order + extra + 1)
+        groups = _Groups(sorted_keys, pairs, below_pair=head_bits + extra * digit_bits)
+        for order in orders:  # the order-n prefix of a key ends above the digits of the tokens after the n-th
+            starts = groups.starts(1 + digit_bits * (head_order + extra - order))
+            matches.append(groups.imbalance(starts))
+        counted = orders[-1]
+
+        if key_order is not None:  # the longest n-gram's group number heads the next stage's keys
+            group = starts.cumsum(axis=-1)
+            head = scatter_last(group, key_order)
+            head_bits = (int(group[-1]) if sizes_from_data(group) else slots).bit_length()
+            head_order = counted
+    windows = groups.bounds[1:] - groups.bounds[:-1]  # slots of both rows of each pair
+    return (windows[:, None] - xp.stack(matches, -1)) // 2
+
+
+class _Groups:
+    """Groups of equal keys in one sorted stage, and the sum over each pair's groups of ``|H - C|``.
+
+    The side is a key's lowest bit and the pair the bits from ``below_pair + 1`` up; one order's
+    groups are the runs of keys equal above a given bit.
+    """
+
+    def __init__(self, sorted_keys: Array, pairs: int, below_pair: int) -> None:
+        xp = self.xp = array_namespace(sorted_keys)
+        self.keys = sorted_keys
+        self.change = sorted_keys[1:] ^ sorted_keys[:-1]
+        sign = 1 - 2 * (sorted_keys & 1)  # +1 for a hypothesis window, -1 for a reference one
+        self.balance = sign.cumsum(axis=-1)
+        self.before = self.balance - sign  # the running sum before each slot
+        self.position = arange_like(sorted_keys.shape[0], sorted_keys)
+        # the pairs lie one after another in sorted order: sums per pair are differences of running sums
+        self.bounds = xp.searchsorted(sorted_keys, pair_starts(pairs, below_pair + 1, sorted_keys))
+
+    def starts(self, shift: int) -> Array:
+        """Where the groups of keys equal from bit ``shift`` up start (bool)."""
+        starts = full_like_shape(self.keys, self.keys.shape, True, self.xp.bool)
+        starts[1:] = self.change >= (1 << shift)
+        return starts
+
+    def imbalance(self, starts: Array) -> Array:
+        """``(P,)``: per pair, the sum over its groups (starting at ``starts``) of ``|H - C|``."""
+        xp = self.xp
+        if not is_tensor(starts):  # on the host, only the groups' first and last slots are read
+            first = xp.flatnonzero(starts)
+            last = xp.empty_like(first)
+            last[:-1], last[-1:] = first[1:] - 1, starts.shape[0] - 1
+            group_balance = xp.abs(self.balance[last] - self.before[first])
+            bounds = xp.searchsorted(first, self.bounds)
+        else:  # shapes from shapes alone: every slot holds its group's imbalance or 0
+            first = running_max(xp.where(starts, self.position, 0))  # of each slot's group
+            ends = full_like_shape(starts, starts.shape, True)
+            ends[:-1] = starts[1:]
+            group_balance = xp.where(ends, xp.abs(self.balance - self.before[first]), 0)  # at each group's last slot
+            bounds = self.bounds
+        running = full_like_shape(group_balance, (group_balance.shape[0] + 1,), 0)
+        running[1:] = group_balance.cumsum(axis=-1)
+        return running[bounds[1:]] - running[bounds[:-1]]
+
+
+def pair_starts(pairs: int, shift: int, like: Array) -> Array:
+    """The smallest key of each pair ``0..P`` (pair numbers start at bit ``shift``)."""
+    return int64_like(tuple(pair << shift for pair in range(pairs + 1)), like)
