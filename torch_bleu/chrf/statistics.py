@@ -50,11 +50,12 @@ def chrf_statistics(text: TextPairs, config: CHRFConfig) -> Array:
         size = kept_size(keep)
         return PairStream(kept(ranks, keep, 0, size), kept(rows, keep, 2 * pairs, size), pairs, distinct), size
 
+    char_stream = stream_of(counted)  # without whitespace, the characters of the words
     parts = []
     if config.char_order:
-        parts.append(_order_statistics(stream_of(counted)[0], config.char_order))
+        parts.append(_order_statistics(char_stream[0], config.char_order))
     if config.word_order:
-        word_chars, size = stream_of(in_word)
+        word_chars, size = stream_of(in_word) if config.whitespace else char_stream
         starts = kept(word_starts(classes, rows)[1], in_word, False, size)
         parts.append(_order_statistics(word_stream(word_chars, starts), config.word_order))
     statistics = xp.concatenate(parts, 1).reshape(text.batch, text.references, config.orders, 3)

@@ -114,15 +114,18 @@ def word_stream(chars: PairStream, starts: Array) -> PairStream:
             ahead[: size - distance] = xp.where(word_of[distance:] == word_of[: size - distance], values[distance:], 0)
         return ahead
 
-    keys = ranks
-    for distance in range(1, per_key):
-        keys = shifted_sum(keys, code_bits, partner(ranks, word, distance))
     chunk_start = in_word & (offset % per_key == 0)
     chunks = kept_size(chunk_start)
-    keys, chunk_word, chunk_row = (
-        kept(values, chunk_start, filler, chunks) for values, filler in ((keys, 0), (word, 0), (rows, 2 * pairs))
+    at, chunk_word, chunk_row = (
+        kept(values, chunk_start, filler, chunks) for values, filler in ((position, 0), (word, 0), (rows, 2 * pairs))
     )
     first = kept(starts, chunk_start, False, chunks)
+    # each chunk's characters, read where the chunk starts (0 past the end of its word)
+    keys = ranks[at]
+    for distance in range(1, per_key):
+        ahead = (at + distance).clip(max=max(slots - 1, 0))
+        inside = (at + distance < slots) & (word[ahead] == chunk_word)
+        keys = shifted_sum(keys, code_bits, xp.where(inside, ranks[ahead], 0))
     valid = chunk_row < 2 * pairs
     ids, count = dense_ranks(keys, valid)
     span, covered = 1, per_key
