@@ -59,6 +59,8 @@ def chrf_statistics(text: TextPairs, config: CHRFConfig) -> Array:
         starts = kept(word_starts(classes, rows)[1], in_word, False, size)
         parts.append(_order_statistics(word_stream(word_chars, starts), config.word_order))
     statistics = xp.concatenate(parts, 1).reshape(text.batch, text.references, config.orders, 3)
+    if text.references == 1:  # nothing to choose
+        return statistics[:, 0]
     scores = chrf_percent(statistics, config)
     if text.present is not None:
         scores = xp.where(text.present, scores, -2.0)  # below any score and below sacrebleu's start, -1

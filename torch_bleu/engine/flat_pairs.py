@@ -175,7 +175,6 @@ class _Groups:
         sign = 1 - 2 * (sorted_keys & 1)  # +1 for a hypothesis window, -1 for a reference one
         self.balance = sign.cumsum(axis=-1)
         self.before = self.balance - sign  # the running sum before each slot
-        self.position = arange_like(sorted_keys.shape[0], sorted_keys)
         # the pairs lie one after another in sorted order: sums per pair are differences of running sums
         self.bounds = xp.searchsorted(sorted_keys, pair_starts(pairs, below_pair + 1, sorted_keys))
 
@@ -195,7 +194,7 @@ class _Groups:
             group_balance = xp.abs(self.balance[last] - self.before[first])
             bounds = xp.searchsorted(first, self.bounds)
         else:  # shapes from shapes alone: every slot holds its group's imbalance or 0
-            first = running_max(xp.where(starts, self.position, 0))  # of each slot's group
+            first = running_max(xp.where(starts, arange_like(starts.shape[0], starts), 0))  # of each slot's group
             ends = full_like_shape(starts, starts.shape, True)
             ends[:-1] = starts[1:]
             group_balance = xp.where(ends, xp.abs(self.balance - self.before[first]), 0)  # at each group's last slot
