@@ -215,6 +215,18 @@ def _int64_tensor(values: tuple[Any, ...], device: Any) -> Array:
     return torch.tensor(values, dtype=torch.int64, device=device)
 
 
+def add_where_(out: Array, values: Array, where: Array) -> Array:
+    """``out += values`` where ``where`` holds, in place; returns ``out``.
+
+    Example:
+        >>> add_where_(np.array([1, 1, 1]), np.array([5, 6, 7]), np.array([True, False, True])).tolist()
+        [6, 1, 8]
+    """
+    if is_tensor(out):
+        return out.add_(array_namespace(out).where(where, values, 0))
+    return np.add(out, values, out=out, where=where)
+
+
 def shifted_sum(high: Array, bits: int, low: Array) -> Array:
     """``high * 2**bits + low`` (one fused operation on tensors).
 

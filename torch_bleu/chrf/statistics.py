@@ -46,18 +46,20 @@ def chrf_statistics(text: TextPairs, config: CHRFConfig) -> Array:
     counted = rows < 2 * pairs if config.whitespace else in_word
     ranks, distinct = dense_ranks(chars, counted)
 
-    def stream_of(keep: Array) -> tuple[PairStream, int]:
-        size = kept_size(keep)
-        return PairStream(kept(ranks, keep, 0, size), kept(rows, keep, 2 * pairs, size), pairs, distinct), size
+    words_counted = bool(config.word_order) and not config.whitespace  # the counted characters are the words'
+    starts = word_starts(classes, rows)[1] if config.word_order else None
 
-    char_stream = stream_of(counted)  # without whitespace, the characters of the words
+    def stream_of(keep: Array, *more: tuple[Array, int]) -> tuple[PairStream, list[Array]]:
+        stream_ranks, stream_rows, *packed = kept(keep, kept_size(keep), (ranks, 0), (rows, 2 * pairs), *more)
+        return PairStream(stream_ranks, stream_rows, pairs, distinct), packed
+
+    char_stream, packed = stream_of(counted, *([(starts, False)] if words_counted else []))
     parts = []
     if config.char_order:
-        parts.append(_order_statistics(char_stream[0], config.char_order))
-    if config.word_order:
-        word_chars, size = stream_of(in_word) if config.whitespace else char_stream
-        starts = kept(word_starts(classes, rows)[1], in_word, False, size)
-        parts.append(_order_statistics(word_stream(word_chars, starts), config.word_order))
+        parts.append(_order_statistics(char_stream, config.char_order))
+    if starts is not None:
+        word_chars, (first_chars,) = (char_stream, packed) if words_counted else stream_of(in_word, (starts, False))
+        parts.append(_order_statistics(word_stream(word_chars, first_chars), config.word_order))
     statistics = xp.concatenate(parts, 1).reshape(text.batch, text.references, config.orders, 3)
     if text.references == 1:  # nothing to choose
         return statistics[:, 0]

@@ -21,35 +21,14 @@ from ..arrays import (
     arange_like,
     array_namespace,
     full_like_shape,
-    is_tensor,
     running_max,
     scatter_into,
     shifted_sum,
     sizes_from_data,
+    take_along_last,
 )
 from ..detokenize.classes import PUNCTUATION, SPACE
-from ..engine.flat_pairs import KEY_BITS, PairStream, dense_ranks
-from ..engine.rows import compact
-
-
-def kept(values: Array, keep: Array, filler: int, size: int) -> Array:
-    """The entries of 1-D ``values`` where ``keep`` holds, packed to the front of ``size`` slots (then
-    ``filler``); ``size`` is :func:`kept_size`, so NumPy arrays, whose sizes follow the data, need no filler.
-
-    Example:
-        >>> import torch
-        >>> kept(torch.tensor([5, 6, 7]), torch.tensor([True, False, True]), -1, size=3).tolist()
-        [5, 7, -1]
-    """
-    if not is_tensor(values):  # NumPy sizes always follow the data: nothing to fill
-        return values[keep]
-    packed: Array = compact(values, keep, full_like_shape(values, (), filler), size + 1)
-    return packed[:size]
-
-
-def kept_size(keep: Array) -> int:
-    """How many slots the kept entries of ``keep`` need: their number where sizes may follow the data."""
-    return int(keep.sum()) if sizes_from_data(keep) else keep.shape[0]
+from ..engine.flat_pairs import KEY_BITS, PairStream, dense_ranks, kept, kept_size
 
 
 def word_starts(classes: Array, rows: Array) -> tuple[Array, Array]:
@@ -114,18 +93,24 @@ def word_stream(chars: PairStream, starts: Array) -> PairStream:
             ahead[: size - distance] = xp.where(word_of[distance:] == word_of[: size - distance], values[distance:], 0)
         return ahead
 
-    chunk_start = in_word & (offset % per_key == 0)
+    chunk_start = in_word & (offset % per_key == 0) if per_key < longest else starts
     chunks = kept_size(chunk_start)
-    at, chunk_word, chunk_row = (
-        kept(values, chunk_start, filler, chunks) for values, filler in ((position, 0), (word, 0), (rows, 2 * pairs))
+    at, chunk_word, chunk_row, first = kept(
+        chunk_start, chunks, (position, slots), (word, 0), (rows, 2 * pairs), (starts, False)
     )
-    first = kept(starts, chunk_start, False, chunks)
-    # each chunk's characters, read where the chunk starts (0 past the end of its word)
-    keys = ranks[at]
+    # a chunk ends where the next one starts (the words lie end to end), or where the used slots end
+    end = full_like_shape(at, at.shape, slots)
+    end[:-1] = at[1:]
+    length = xp.minimum(end, in_word.sum()) - at
+    # each chunk's characters read where it starts, then what lies past its end cut off
+    ranks = xp.concatenate([ranks, full_like_shape(ranks, (per_key,), 0)])
+    keys = take_along_last(ranks, at)
     for distance in range(1, per_key):
-        ahead = (at + distance).clip(max=max(slots - 1, 0))
-        inside = (at + distance < slots) & (word[ahead] == chunk_word)
-        keys = shifted_sum(keys, code_bits, xp.where(inside, ranks[ahead], 0))
+        keys <<= code_bits
+        keys += take_along_last(ranks[distance:], at)
+    cut = code_bits * (per_key - length.clip(min=0))
+    keys >>= cut
+    keys <<= cut
     valid = chunk_row < 2 * pairs
     ids, count = dense_ranks(keys, valid)
     span, covered = 1, per_key
@@ -136,5 +121,5 @@ def word_stream(chars: PairStream, starts: Array) -> PairStream:
             combined = shifted_sum(combined, count.bit_length(), partner(ids, chunk_word, step * span))
         ids, count = dense_ranks(combined, valid)
         span, covered = span * fan_in, covered * fan_in
-    words = kept_size(first)
-    return PairStream(kept(ids, first, 0, words), kept(chunk_row, first, 2 * pairs, words), pairs, count)
+    word_ids, word_rows = kept(first, kept_size(first), (ids, 0), (chunk_row, 2 * pairs))
+    return PairStream(word_ids, word_rows, pairs, count)

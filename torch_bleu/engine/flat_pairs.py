@@ -31,22 +31,23 @@ import numpy as np
 
 from ..arrays import (
     Array,
+    add_where_,
     arange_like,
     array_namespace,
-    broadcast_copy,
     cumsum_,
     full_like_shape,
     int64_like,
     is_tensor,
     running_max,
+    scatter_into,
     scatter_last,
-    shifted_sum,
     sizes_from_data,
 )
-from .rowsort import sort_values, sort_with_order
+from .rowsort import sort_own, sort_with_order
 
 #: Bits a packed key may use (keys stay non-negative int64).
 KEY_BITS = 63
+KEY_MAX = (1 << KEY_BITS) - 1
 #: On the host, values below this are ranked through a table of the values present instead of a sort.
 TABLE_RANKS_MAX = 1 << 16
 
@@ -101,6 +102,29 @@ def dense_ranks(values: Array, valid: Array) -> tuple[Array, int]:
     return ranks, distinct
 
 
+def kept(keep: Array, size: int, *columns: tuple[Array, int]) -> list[Array]:
+    """Each 1-D column's entries where ``keep`` holds, packed to the front of ``size`` slots (then the
+    column's filler); ``size`` is :func:`kept_size`, so NumPy arrays, whose sizes follow the data, need no filler.
+
+    Example:
+        >>> import torch
+        >>> kept(torch.tensor([True, False, True]), 3, (torch.tensor([5, 6, 7]), -1))[0].tolist()
+        [5, 7, -1]
+    """
+    if not is_tensor(keep):
+        where = np.flatnonzero(keep)
+        return [values.take(where) for values, _ in columns]
+    slots = array_namespace(keep).where(keep, keep.cumsum(axis=-1) - 1, size)  # dropped entries: slot `size`
+    return [
+        scatter_into(full_like_shape(values, (size + 1,), filler), slots, values)[:size] for values, filler in columns
+    ]
+
+
+def kept_size(keep: Array) -> int:
+    """How many slots the kept entries of ``keep`` need: their number where sizes may follow the data."""
+    return int(keep.sum()) if sizes_from_data(keep) else keep.shape[0]
+
+
 def pair_matches(stream: PairStream, max_order: int) -> Array:
     """``(P, max_order)`` int64 clipped matches of each pair's hypothesis n-grams in its reference.
 
@@ -116,19 +140,11 @@ def pair_matches(stream: PairStream, max_order: int) -> Array:
     slots = ranks.shape[0]
     if slots == 0 or pairs == 0:
         return full_like_shape(ranks, (pairs, max_order), 0, xp.int64)
-    side = rows & 1
-    pair = rows >> 1  # a slot in no row: pair P, which no result reads
+    side = rows & 1  # also the end mark of the row
     pair_bits = pairs.bit_length()
     digit_bits = (distinct + 1).bit_length()
     digits = ranks + 1
-
-    def digit_at(offset: int) -> Array:
-        """The digit of the token ``offset`` slots on, or the end mark where that leaves the row."""
-        ahead = broadcast_copy(side, side.shape)
-        inside = slots - offset
-        if inside > 0:
-            ahead[:inside] = xp.where(rows[offset:] == rows[:inside], digits[offset:], side[:inside])
-        return ahead
+    past_end = digits - side  # what a token's digit adds to the end mark where it is still in the row
 
     matches: list[Array] = []
     counted = 0
@@ -138,22 +154,29 @@ def pair_matches(stream: PairStream, max_order: int) -> Array:
         extra = min(room // digit_bits, max_order - head_order)
         if extra < 1 and head_order < max_order:
             raise ValueError(f"streams too long for exact int64 n-gram keys ({slots} slots); split them")
+        # keys are built in place: every fresh array as large as the stream costs page faults on the host
         key = head
-        for offset in range(head_order, head_order + extra):
-            key = shifted_sum(key, digit_bits, digit_at(offset))
-        key = shifted_sum(shifted_sum(pair, head_bits + extra * digit_bits, key), 1, side)
+        for offset in range(head_order, head_order + extra):  # the next token's digit, or the end mark
+            key <<= digit_bits
+            key += side
+            inside = slots - offset
+            if inside > 0:
+                add_where_(key[:inside], past_end[offset:], rows[offset:] == rows[:inside])
+        key <<= 1
+        key += side
+        key += (rows >> 1) << (head_bits + extra * digit_bits + 1)  # a slot in no row: pair P, read by no result
         last_stage = head_order + extra == max_order
-        sorted_keys, key_order = (sort_values(key), None) if last_stage else sort_with_order(key)
+        sorted_keys, key_order = (sort_own(key), None) if last_stage else sort_with_order(key)
 
         orders = range(counted + 1, head_order + extra + 1)
         groups = _Groups(sorted_keys, pairs, below_pair=head_bits + extra * digit_bits)
         for order in orders:  # the order-n prefix of a key ends above the digits of the tokens after the n-th
-            starts = groups.starts(1 + digit_bits * (head_order + extra - order))
-            matches.append(groups.imbalance(starts))
+            matches.append(groups.imbalance(1 + digit_bits * (head_order + extra - order)))
         counted = orders[-1]
 
         if key_order is not None:  # the longest n-gram's group number heads the next stage's keys
-            group = starts.cumsum(axis=-1)
+            group = full_like_shape(sorted_keys, sorted_keys.shape, 0)
+            group[1:] = (groups.change[:-1] > 1).cumsum(axis=-1)  # keys differ above the side bit
             head = scatter_last(group, key_order)
             head_bits = (int(group[-1]) if sizes_from_data(group) else slots).bit_length()
             head_order = counted
@@ -170,37 +193,39 @@ class _Groups:
 
     def __init__(self, sorted_keys: Array, pairs: int, below_pair: int) -> None:
         xp = self.xp = array_namespace(sorted_keys)
-        self.keys = sorted_keys
-        self.change = sorted_keys[1:] ^ sorted_keys[:-1]
-        sign = 1 - 2 * (sorted_keys & 1)  # +1 for a hypothesis window, -1 for a reference one
-        self.balance = sign.cumsum(axis=-1)
-        self.before = self.balance - sign  # the running sum before each slot
+        slots = sorted_keys.shape[0]
+        # change[i]: the bits in which key i + 1 differs from key i; the last slot ends every group
+        self.change = full_like_shape(sorted_keys, (slots,), KEY_MAX)
+        xp.bitwise_xor(sorted_keys[1:], sorted_keys[:-1], out=self.change[:-1])
+        # balance[i]: H - C of the windows up to slot i (each hypothesis window +1, each reference one -1)
+        self.balance = cumsum_(sorted_keys & 1)
+        self.balance *= -2
+        self.balance += arange_like(slots, sorted_keys) + 1
         # the pairs lie one after another in sorted order: sums per pair are differences of running sums
         self.bounds = xp.searchsorted(sorted_keys, pair_starts(pairs, below_pair + 1, sorted_keys))
 
-    def starts(self, shift: int) -> Array:
-        """Where the groups of keys equal from bit ``shift`` up start (bool)."""
-        starts = full_like_shape(self.keys, self.keys.shape, True, self.xp.bool)
-        starts[1:] = self.change >= (1 << shift)
-        return starts
-
-    def imbalance(self, starts: Array) -> Array:
-        """``(P,)``: per pair, the sum over its groups (starting at ``starts``) of ``|H - C|``."""
+    def imbalance(self, shift: int) -> Array:
+        """``(P,)``: per pair, the sum of ``|H - C|`` over its groups of keys equal from bit ``shift`` up."""
         xp = self.xp
-        if not is_tensor(starts):  # on the host, only the groups' first and last slots are read
-            first = xp.flatnonzero(starts)
-            last = xp.empty_like(first)
-            last[:-1], last[-1:] = first[1:] - 1, starts.shape[0] - 1
-            group_balance = xp.abs(self.balance[last] - self.before[first])
-            bounds = xp.searchsorted(first, self.bounds)
-        else:  # shapes from shapes alone: every slot holds its group's imbalance or 0
-            first = running_max(xp.where(starts, arange_like(starts.shape[0], starts), 0))  # of each slot's group
-            ends = full_like_shape(starts, starts.shape, True)
-            ends[:-1] = starts[1:]
-            group_balance = xp.where(ends, xp.abs(self.balance - self.before[first]), 0)  # at each group's last slot
+        ends = self.change >= (1 << shift)  # the last slot of each group
+        if not is_tensor(ends):  # on the host, only the groups' last slots are read
+            last = xp.flatnonzero(ends)
+            running = xp.empty(last.shape[0] + 1, dtype=xp.int64)  # the sum of |H - C| over the groups before
+            running[0] = 0
+            balance = self.balance[last]
+            running[1] = balance[0]
+            xp.subtract(balance[1:], balance[:-1], out=running[2:])
+            xp.abs(running, out=running)
+            bounds = xp.searchsorted(last, self.bounds)  # the groups before each pair's first slot
+        else:  # shapes from shapes alone: every group's last slot holds its |H - C|, other slots 0
+            position = arange_like(ends.shape[0], ends)
+            previous_end = full_like_shape(position, position.shape, -1)
+            previous_end[1:] = running_max(xp.where(ends, position, -1))[:-1]
+            before = xp.where(previous_end >= 0, self.balance[previous_end.clip(min=0)], 0)
+            running = full_like_shape(position, (position.shape[0] + 1,), 0)
+            running[1:] = xp.where(ends, xp.abs(self.balance - before), 0)
             bounds = self.bounds
-        running = full_like_shape(group_balance, (group_balance.shape[0] + 1,), 0)
-        running[1:] = group_balance.cumsum(axis=-1)
+        cumsum_(running)
         return running[bounds[1:]] - running[bounds[:-1]]
 
 

@@ -34,6 +34,20 @@ def sort_values(values: Array) -> Array:
     return values.sort(-1).values
 
 
+def sort_own(values: Array) -> Array:
+    """:func:`sort_values` of an array the caller owns and no longer needs: sorted in its own memory where
+    it can be (NumPy arrays and CPU tensors), which spares a fresh array as large.
+
+    Example:
+        >>> sort_own(numpy.array([3, 1, 2])).tolist()
+        [1, 2, 3]
+    """
+    if not _by_numpy(values):
+        return values.sort(-1).values
+    (values.numpy() if is_tensor(values) else values).sort(axis=-1)
+    return values
+
+
 def sort_with_order(values: Array) -> tuple[Array, Array]:
     """Each row of ``values`` sorted, and where each sorted value came from (``take_along_last(values, order)``).
 
