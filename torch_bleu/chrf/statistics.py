@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from ..arrays import Array, add_at_last, arange_like, array_namespace
 from ..detokenize.classes import SPACE, character_classes
-from ..engine.flat_pairs import PairStream, dense_ranks, pair_matches
+from ..engine.flat_pairs import PairStream, dense_ranks, kept, kept_size, pair_matches
 from .config import CHRFConfig
 from .score import chrf_percent
 from .stream import TextPairs
-from .words import kept, kept_size, word_starts, word_stream
+from .words import word_starts, word_stream
 
 
 def _order_statistics(stream: PairStream, orders: int) -> Array:
