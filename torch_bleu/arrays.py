@@ -152,6 +152,8 @@ def take_along_last(values: Array, index: Array) -> Array:
     """
     if is_tensor(values):
         return values.gather(-1, index)
+    if values.ndim == 1:  # NumPy's take is several times faster than its take_along_axis
+        return values.take(index)
     return np.take_along_axis(values, index, axis=-1)
 
 
@@ -169,7 +171,10 @@ def scatter_into(out: Array, index: Array, values: Array) -> Array:
     """``out[..., index[..., i]] = values[..., i]`` along the last axis, in place; returns ``out``."""
     if is_tensor(out):
         return out.scatter_(-1, index, values)
-    np.put_along_axis(out, index, values, axis=-1)
+    if out.ndim == 1:  # NumPy's indexed assignment is several times faster than its put_along_axis
+        out[index] = values
+    else:
+        np.put_along_axis(out, index, values, axis=-1)
     return out
 
 
@@ -191,6 +196,18 @@ def add_at_last(index: Array, values: Array, size: int) -> Array:
     # float64 weights add integers exactly below 2**53, far above any count here
     sums = np.bincount(flat, weights=values.reshape(-1), minlength=leading * size)
     return sums.astype(values.dtype).reshape(*index.shape[:-1], size)
+
+
+def occurrences(index: Array, size: int) -> Array:
+    """``(size,)`` int64: how often each of ``0 .. size - 1`` occurs in 1-D ``index`` (all below ``size``).
+
+    Example:
+        >>> occurrences(np.array([2, 0, 2]), size=4).tolist()
+        [1, 0, 2, 0]
+    """
+    if is_tensor(index):
+        return index.new_zeros(size).scatter_add_(0, index, array_namespace(index).ones_like(index))
+    return np.bincount(index, minlength=size)
 
 
 def int64_like(values: tuple[Any, ...], like: Array) -> Array:

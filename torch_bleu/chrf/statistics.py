@@ -9,7 +9,7 @@ and NumPy arrays alike.
 
 from __future__ import annotations
 
-from ..arrays import Array, add_at_last, arange_like, array_namespace
+from ..arrays import Array, arange_like, array_namespace, occurrences
 from ..detokenize.classes import SPACE, character_classes
 from ..engine.flat_pairs import PairStream, dense_ranks, kept, kept_size, pair_matches
 from .config import CHRFConfig
@@ -23,7 +23,7 @@ def _order_statistics(stream: PairStream, orders: int) -> Array:
     xp = array_namespace(stream.ranks)
     pairs = stream.pairs
     matches = pair_matches(stream, orders)
-    lengths = add_at_last(stream.rows, xp.ones_like(stream.rows), 2 * pairs + 1)[: 2 * pairs].reshape(pairs, 2)
+    lengths = occurrences(stream.rows, 2 * pairs + 1)[: 2 * pairs].reshape(pairs, 2)
     below = arange_like(orders, stream.rows)  # n - 1 for order n
     ref_count = (lengths[:, 1:] - below).clip(min=0)
     hyp_count = (lengths[:, :1] - below).clip(min=0) * (ref_count > 0)  # 0 where the reference has none

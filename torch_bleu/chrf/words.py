@@ -49,14 +49,12 @@ def word_starts(classes: Array, rows: Array) -> tuple[Array, Array]:
     joined[1:slots] = in_word[1:] & in_word[:-1] & (rows[1:] == rows[:-1])
     run_start = in_word & ~joined[:slots]
     run_end = in_word & ~joined[1:]
-    # the last slot of each run, read from each of its slots
+    # whether each run (numbered from 1) ends in punctuation, read at its first slot
     run = run_start.cumsum(axis=-1)
-    position = arange_like(slots, rows)
-    run_last = scatter_into(full_like_shape(position, (slots + 1,), 0), xp.where(run_end, run, 0), position)
-    last = run_last[run]
-    long_run = in_word & (last > position)  # at a run's first slot: the run has more than one
+    ends_in_punctuation = full_like_shape(punctuation, (slots + 1,), False)
+    scatter_into(ends_in_punctuation, xp.where(run_end, run, 0), run_end & punctuation)
     before_last = run_end & punctuation & ~run_start
-    split_first = run_start & long_run & punctuation & ~punctuation[last]
+    split_first = run_start & ~run_end & punctuation & ~ends_in_punctuation[run]
     after_first = full_like_shape(in_word, (slots,), False)
     after_first[1:] = split_first[:-1]
     return in_word, run_start | before_last | after_first
