@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch import Tensor
 
+from ..arrays import Array, arange_like, array_namespace, sizes_from_data
 from ..detokenize.pipeline import decoded_text
 from ..engine.rows import stack_rows
 from ..inputs import reference_strings, string_list, subword_batch
@@ -31,7 +31,10 @@ def as_text(preds: Any, target: Any, config: CHRFConfig, device: torch.device | 
         ids = subword_batch(preds, target)
         rows = stack_rows(ids.preds, ids.target, config.ignore_ids, ids.ref_present, ids.row_lengths)
         present = ids.references_present(rows.lengths[:, 1:])
-        return pairs_from_rows(decoded_text(rows, ids.reference_chars, config.detokenizer), present)
+        chars = decoded_text(rows, ids.reference_chars, config.detokenizer)
+        if sizes_from_data(chars):  # on the CPU: counted with NumPy, on the same memory
+            return pairs_from_rows(chars.numpy(), None if present is None else present.numpy())
+        return pairs_from_rows(chars, present)
     hypotheses = string_list(preds, "preds")
     texts = [[hypothesis, *refs] for hypothesis, refs in zip(hypotheses, reference_strings(target, len(hypotheses)))]
     if config.lowercase:
@@ -47,9 +50,9 @@ def text_on(text: TextPairs, device: torch.device) -> TextPairs:
     return TextPairs(chars, rows, text.batch, text.references, present)
 
 
-def pairs_from_rows(chars: Tensor, present: Tensor | None) -> TextPairs:
+def pairs_from_rows(chars: Array, present: Array | None) -> TextPairs:
     """Rows of code points ``(B, 1 + R, W)`` (a hypothesis, then its references; ``-1`` past a row's end)
-    as text pairs on their device, each hypothesis beside each of its references.
+    as text pairs of the same kind (on the same device), each hypothesis beside each of its references.
 
     Example:
         >>> chars = torch.tensor([[[97, -1], [98, 99]]], dtype=torch.int32)
@@ -57,11 +60,12 @@ def pairs_from_rows(chars: Tensor, present: Tensor | None) -> TextPairs:
         >>> text.chars.tolist(), text.rows.tolist()
         ([97, -1, 98, 99], [0, 2, 1, 1])
     """
+    xp = array_namespace(chars)
     batch, sources, width = chars.shape
     references = sources - 1
-    hypotheses = chars[:, :1].expand(batch, references, width)
-    paired = torch.stack([hypotheses, chars[:, 1:]], dim=2).reshape(-1)
+    hypotheses = xp.broadcast_to(chars[:, :1], (batch, references, width))
+    paired = xp.stack([hypotheses, chars[:, 1:]], 2).reshape(-1)
     pairs = batch * references
-    rows = torch.arange(2 * pairs, device=chars.device).repeat_interleave(width)
-    rows = torch.where(paired >= 0, rows, 2 * pairs)
+    rows = arange_like(2 * pairs * width, chars) // max(width, 1)
+    rows = xp.where(paired >= 0, rows, 2 * pairs)
     return TextPairs(paired, rows, batch, references, present)
