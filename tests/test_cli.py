@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -23,6 +24,7 @@ from shared_data import WMT17
 
 from torch_bleu import __version__
 from torch_bleu.cli import main
+from torch_bleu.cli.jobs import count_systems, paired_jobs
 
 sacrebleu = pytest.importorskip("sacrebleu")
 
@@ -158,6 +160,9 @@ SAME_AS_SACREBLEU = [
     ["ref_1", "ref_2", "-i", "hyp_a", "hyp_b", "hyp_c", "-m", "chrf", "bleu", "-pbs", "-pbsn", "150", "-f", "text"],
     ["ref_1", "-i", "hyp_a", "hyp_b", "hyp_c", "-m", "chrf", "-cw", "2", "--paired-ar", "-parn", "300", "-f", "text"],
     ["ref_1", "-i", "hyp_b", "-m", "bleu", "chrf", "-ci", "-cin", "200", "-f", "text"],
+    # workers count the systems for the paired tests (sacrebleu's workers run its tests)
+    ["ref_1", "-i", "hyp_a", "hyp_b", "hyp_c", "-m", "chrf", "bleu", "-pbs", "-pbsn", "150", "-j", "2", "-f", "text"],
+    ["ref_1", "ref_2", "-i", "hyp_a", "hyp_b", "hyp_c", "-m", "bleu", "chrf", "-par", "-parn", "300", "-j", "3"],
     ["ref_1", "-i", "hyp_b", "-m", "chrf", "-ci", "-cin", "200"],
     ["ref_1", "ref_2", "-i", "hyp_a", "-sl", "-m", "chrf", "-f", "text", "-w", "3"],
 ]
@@ -309,6 +314,7 @@ def test_python_m_torch_bleu_exits_with_status_1_on_a_missing_file(files):
         (["ref_1", "-i", "hyp_a", "-s", "floor", "-sv", "-1"], "smooth_value must be"),
         (["refs_tab", "-nr", "3", "-i", "hyp_a"], "expected 3"),
         (["ref_1", "-i", "hyp_a", "--device", "no-such-device"], "device 'no-such-device' is not usable"),
+        (["ref_1", "-i", "hyp_a", "hyp_b", "-pbs", "-j", "-1"], "--paired-jobs must not be negative, got -1"),
     ],
 )
 def test_bad_input_is_a_clear_error(files, run_main, args, message):
@@ -413,3 +419,28 @@ def test_wmt17_paired_bootstrap_as_sacrebleu(wmt17, run_main):
         sacrebleu_p, moses_p, _, _ = WMT17_P_VALUES[system[len("sys.") : -len(".de")]]
         assert p_value == round(sacrebleu_p, 4)
         assert abs(p_value - moses_p) < 0.03
+
+
+# -------------------------------------------------------------------------------- workers for the paired tests
+
+
+def stacked(systems, progress=None):
+    """A counter for ``count_systems``: each "system" is already its statistics."""
+    if progress is not None:
+        progress(len(systems))
+    return np.stack(systems)
+
+
+@pytest.mark.parametrize("jobs, per_job", [(1, 1), (2, 1), (2, 3), (5, 2)])
+def test_workers_return_every_systems_statistics_in_order(jobs, per_job):
+    systems = [np.full((3, 2), k) for k in range(7)]
+    advanced = []
+    counted = count_systems(stacked, systems, per_job, jobs, advanced.append, sentences=3)
+    assert counted.tolist() == np.stack(systems).tolist()
+    assert sum(advanced) == (7 if jobs == 1 else 7 * 3)  # serial: the counter's own progress
+
+
+def test_paired_jobs_follows_sacrebleus_rule(monkeypatch):
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    assert [paired_jobs(0, systems) for systems in (1, 2, 4, 9)] == [1, 1, 3, 4]
+    assert paired_jobs(3, systems=2) == 3

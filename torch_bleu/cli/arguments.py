@@ -140,7 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
         "-j",
         type=int,
         default=1,
-        help="Accepted for compatibility; the tests run vectorized in one process.",
+        help="Worker processes that count the systems' statistics for the paired tests; 0: half the CPUs, "
+        "at most one per system compared with the baseline (default: %(default)s).",
     )
 
     report = parser.add_argument_group("Output")
@@ -184,6 +185,8 @@ def check_options(args: argparse.Namespace) -> None:
         raise InputError(f"--max-ngram-order must be at least 1, got {args.max_ngram_order}")
     if args.width < 0:
         raise InputError(f"--width must not be negative, got {args.width}")
+    if args.paired_jobs < 0:
+        raise InputError(f"--paired-jobs must not be negative, got {args.paired_jobs}")
     if args.threads is not None and args.threads < 1:
         raise InputError(f"--threads must be at least 1, got {args.threads}")
     if args.sentence_level and (args.confidence or args.paired_bs or args.paired_ar):

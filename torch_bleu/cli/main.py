@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import os
 import sys
@@ -12,9 +13,10 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..chrf.config import CHRFConfig
-from ..corpus_statistics import corpus_statistics
+from ..corpus_statistics import SYSTEMS_PER_BLOCK, corpus_statistics
 from ..text import InputError, TokenStream, Vocabulary, load_tokenizer, read_references
 from .arguments import FORMATS, bleu_config, build_parser, check_options, choose_device, chrf_config, sacrebleu_seed
+from .jobs import count_systems, paired_jobs
 from .output import counted_bleu, counted_chrf, print_paired, print_sentences, print_single, print_systems
 from .reading import check_lengths, read_systems, warn_if_tokenized
 from .run import Run, progress_bar
@@ -84,10 +86,13 @@ def _run(args: argparse.Namespace) -> int:
 
 def _count(systems: list[TokenStream], references: list[TokenStream], device: str, run: Run) -> np.ndarray:
     """Per-sentence statistics of every system, counted with NumPy on the CPU or on PyTorch ``device``."""
-    hypotheses = len(references[0].lengths) * len(systems)
-    with progress_bar(hypotheses, "counting n-grams", run.show_progress) as advance:
-        on_device = None if device == "cpu" else device
-        return corpus_statistics(systems, references, run.args.max_ngram_order, on_device, progress=advance)
+    sentences = len(references[0].lengths)
+    on_device = None if device == "cpu" else device
+    count = functools.partial(
+        corpus_statistics, references=references, max_order=run.args.max_ngram_order, device=on_device
+    )
+    with progress_bar(sentences * len(systems), "counting n-grams", run.show_progress) as advance:
+        return count_systems(count, systems, SYSTEMS_PER_BLOCK, _jobs(run, device, len(systems)), advance, sentences)
 
 
 def _count_chrf(
@@ -101,5 +106,15 @@ def _count_chrf(
         import torch
 
         on_device = torch.device(device)
-    with progress_bar(len(references[0]) * len(systems), "counting chrF n-grams", run.show_progress) as advance:
-        return corpus_chrf_statistics(systems, references, config, on_device, progress=advance)
+    sentences = len(references[0])
+    count = functools.partial(corpus_chrf_statistics, references=references, config=config, device=on_device)
+    with progress_bar(sentences * len(systems), "counting chrF n-grams", run.show_progress) as advance:
+        return count_systems(count, systems, 1, _jobs(run, device, len(systems)), advance, sentences)
+
+
+def _jobs(run: Run, device: str, systems: int) -> int:
+    """Worker processes that count for the paired tests (``--paired-jobs``); on a PyTorch device, none."""
+    args = run.args
+    if device != "cpu" or not (args.paired_bs or args.paired_ar):
+        return 1
+    return paired_jobs(args.paired_jobs, systems)
