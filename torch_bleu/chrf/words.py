@@ -64,6 +64,9 @@ def word_stream(chars: PairStream, starts: Array) -> PairStream:
     """The words of a stream of word characters (each slot a character of a word; ``starts``: the first
     of each word) as a stream of exact word ids, one slot per word, in the same rows.
 
+    The words lie end to end; unused slots (row ``2 P``), if any, come after them, as :func:`kept`
+    leaves them.
+
     Example:
         >>> import numpy as np
         >>> ranks, distinct = dense_ranks(np.array([1, 2, 1, 2, 1]), np.ones(5, dtype=bool))
