@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import functools
+import math
 import sys
 from types import ModuleType
 from typing import Any
@@ -84,6 +85,38 @@ def sizes_from_data(array: Array) -> bool:
     torch = _torch()
     assert torch is not None  # a tensor exists
     return SIZES_FROM_DATA_ON_CPU and array.device.type == "cpu" and not torch.compiler.is_compiling()
+
+
+def _libm(function: Any, array: Array) -> Array:
+    """``function`` of Python's ``math`` on every element of a NumPy array (float64)."""
+    values = np.asarray(array, dtype=np.float64)
+    return np.fromiter(map(function, values.reshape(-1).tolist()), np.float64, values.size).reshape(values.shape)
+
+
+def exp(array: Array) -> Array:
+    """``e ** x`` of every element: by PyTorch for tensors; for NumPy arrays by the C library, as Python's
+    ``math.exp`` computes it. (NumPy's vectorized ``exp`` can differ from it in the last bit, and sacrebleu
+    scores with ``math``: the command line's floats are sacrebleu's bit for bit.)
+
+    Example:
+        >>> exp(np.array([0.0, 1.0])).tolist() == [1.0, math.e]
+        True
+    """
+    if is_tensor(array):
+        return array.exp()
+    return _libm(math.exp, array)
+
+
+def log(array: Array) -> Array:
+    """The natural logarithm of every (positive) element, as :func:`exp` computes: ``math.log`` on NumPy arrays.
+
+    Example:
+        >>> log(np.array([1.0, math.e])).tolist()
+        [0.0, 1.0]
+    """
+    if is_tensor(array):
+        return array.log()
+    return _libm(math.log, array)
 
 
 def running_max(array: Array) -> Array:

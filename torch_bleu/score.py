@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .arrays import Array, array_namespace, as_float64, float64_like
+from .arrays import Array, array_namespace, as_float64, exp, float64_like, log
 from .config import BLEUConfig
 from .smoothing import smoothed_precisions
 
@@ -28,7 +28,7 @@ def brevity_penalty(preds_len: Array, target_len: Array) -> Array:
     """
     xp = array_namespace(preds_len)
     preds_len, target_len = as_float64(preds_len), as_float64(target_len)
-    shortfall = xp.exp(1.0 - target_len / preds_len.clip(min=1.0))
+    shortfall = exp(1.0 - target_len / preds_len.clip(min=1.0))
     penalty = xp.where(preds_len > 0, shortfall, 0.0)
     return xp.where(preds_len >= target_len, 1.0, penalty)
 
@@ -90,7 +90,7 @@ def bleu_parts(
     weights = float64_like(config.weights, matches)
     used = counted & (weights > 0)
     # an order that takes part with precision 0 makes the score 0; the others enter the mean by their log
-    logs = xp.where(used, xp.log(xp.where(precisions > 0, precisions, 1.0)), 0.0)
+    logs = xp.where(used, log(xp.where(precisions > 0, precisions, 1.0)), 0.0)
     if config.convention == "sacrebleu" and len(set(config.weights)) == 1:
         log_mean = logs.sum(axis=-1) / as_float64(used.sum(axis=-1))
     else:
@@ -102,7 +102,7 @@ def bleu_parts(
     no_match = matches[..., 0] == 0
     zero = no_match | (used & (precisions == 0)).any(axis=-1)
     precisions = xp.where(no_match[..., None], 0.0, precisions)
-    return BLEUParts(xp.where(zero, 0.0, penalty * xp.exp(log_mean)), precisions, penalty)
+    return BLEUParts(xp.where(zero, 0.0, penalty * exp(log_mean)), precisions, penalty)
 
 
 def bleu_from_statistics(
