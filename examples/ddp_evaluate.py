@@ -115,7 +115,7 @@ def evaluate(corpus: list[Sample], batch_size: int, device: torch.device) -> BLE
 
 def describe(metric: BLEUScore, score: Tensor) -> str:
     """The score and the statistics behind it, in sacrebleu's terms."""
-    counts = " ".join(f"{m}/{t}" for m, t in zip(metric.matches.tolist(), metric.totals.tolist()))
+    counts = " ".join(f"{m}/{t}" for m, t in zip(metric.numerator.tolist(), metric.denominator.tolist()))
     return (
         f"BLEU = {100 * score.item():.4f}  matches/n-grams {counts}  "
         f"hyp_len {metric.preds_len.item()} ref_len {metric.target_len.item()}"

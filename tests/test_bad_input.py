@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import numpy as np
 import pytest
 import torch
 
-from torch_bleu import BLEUConfig, BLEUScore, corpus_bleu, sentence_bleu, sentence_statistics
-from torch_bleu.config import BLEUOptions
+from torch_bleu import BLEUConfig, BLEUScore, CHRFConfig, CHRFScore, corpus_bleu, sentence_bleu, sentence_statistics
 
 GOOD_PREDS = torch.tensor([[4, 5, 6, 7]])
 GOOD_TARGET = torch.tensor([[4, 5, 6, 8]])
@@ -87,7 +87,7 @@ def test_numpy_arrays_from_hugging_face_compute_metrics_work():
 def test_bad_batches_are_rejected_and_statistics_kept(preds, target, error, message):
     metric = BLEUScore()
     metric.update(GOOD_PREDS, GOOD_TARGET)
-    before = {name: getattr(metric, name).clone() for name in ("matches", "totals", "preds_len", "target_len")}
+    before = {name: getattr(metric, name).clone() for name in ("numerator", "denominator", "preds_len", "target_len")}
     with pytest.raises(error, match=message):
         metric.update(preds, target)
     for name, value in before.items():
@@ -140,11 +140,14 @@ def test_custom_weights_need_not_sum_to_one():
     metric = BLEUScore(weights=weights)
     metric.update(torch.tensor([[1, 2, 2, 3, 4]]), torch.tensor([[1, 2, 3, 4, 5, 6]]))
     # A B B C D against A B C D E F: p = 4/5, 3/4, 1/3, 0 -> the 1/2**n weighted product is 0 here
-    assert metric.matches.tolist() == [4, 3, 1, 0]
+    assert metric.numerator.tolist() == [4, 3, 1, 0]
     assert metric.compute().item() == 0.0
 
 
-def test_the_typed_options_are_the_configs_arguments():
-    """``BLEUOptions`` types the functional API's keyword arguments; it must list BLEUConfig's, no more."""
-    arguments = [name for name in inspect.signature(BLEUConfig.__init__).parameters if name != "self"]
-    assert list(BLEUOptions.__annotations__) == arguments
+@pytest.mark.parametrize(("metric", "config"), [(BLEUScore, BLEUConfig), (CHRFScore, CHRFConfig)])
+def test_a_metric_shows_its_configs_options_in_its_signature(metric, config):
+    """The options are declared once, as the config's fields; the metric's signature lists them, with their defaults."""
+    parameters = inspect.signature(metric).parameters
+    assert [name for name in parameters if name in config.option_names()] == list(config.option_names())
+    assert all(parameters[field.name].default == field.default for field in dataclasses.fields(config))
+    assert list(parameters)[-1] == "metric_kwargs"

@@ -18,9 +18,8 @@ from shared_data import WMT17
 from subword_tokenizers import CORPUS, PAD_ID
 from vocabularies import HUGGINGFACE_KINDS, SENTENCEPIECE_KINDS, Vocabulary
 
-from torch_bleu import BLEUScore, CHRFScore, arrays, corpus_chrf, sentence_chrf
-from torch_bleu.chrf.config import CHRFConfig
-from torch_bleu.chrf.functional import sentence_chrf_statistics
+from torch_bleu import BLEUScore, CHRFConfig, CHRFScore, arrays, corpus_chrf, sentence_chrf
+from torch_bleu.metrics.chrf.functional import sentence_chrf_statistics
 
 sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu.metrics import CHRF  # noqa: E402

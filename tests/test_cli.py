@@ -358,7 +358,7 @@ def test_progress_bar_only_on_a_terminal_and_not_quiet(files, run_main, monkeypa
     assert run_main(args, files)[0] == 0
     shown = terminal.getvalue()
     assert ("approximate randomization" in shown) is not quiet
-    assert ("counting n-grams" in shown) is not quiet
+    assert ("BLEU: counting" in shown) is not quiet
 
 
 # -------------------------------------------------------------------------------- WMT17

@@ -59,7 +59,7 @@ def test_sentence_statistics_compiles_to_one_graph_and_equals_eager():
         assert torch.equal(ours, eager)
 
 
-STATES = ("matches", "totals", "preds_len", "target_len")
+STATES = ("numerator", "denominator", "preds_len", "target_len")
 
 
 class GraphCounter:

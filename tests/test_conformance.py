@@ -22,7 +22,7 @@ import torch
 from shared_data import PEER_CASES
 
 from torch_bleu import BLEUConfig, bleu_from_statistics, corpus_bleu, sentence_bleu
-from torch_bleu.functional import batch_statistics
+from torch_bleu.metrics.bleu.counting import batch_statistics
 
 NLTK_TINY = 1e-10  # nltk returns 1e-77 ... 1e-231 where an order has no match; so does convention="nltk"
 

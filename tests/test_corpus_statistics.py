@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import WORDS, word_corpora
 
-from torch_bleu.corpus_statistics import corpus_statistics, length_sorted_batches
-from torch_bleu.text import TokenStream, Vocabulary
+from torch_bleu.metrics.bleu.corpus import corpus_statistics, length_sorted_batches
+from torch_bleu.text.vocabulary import TokenStream, Vocabulary
 
 sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu.metrics import BLEU  # noqa: E402

@@ -20,8 +20,8 @@ def test_update_runs_on_the_meta_device():
     metric.update(
         torch.empty(4, 7, dtype=torch.int32, device="meta"), torch.empty(4, 9, dtype=torch.int32, device="meta")
     )
-    assert metric.matches.device.type == "meta"
-    assert metric.matches.shape == (4,) and metric.preds_len.shape == ()
+    assert metric.numerator.device.type == "meta"
+    assert metric.numerator.shape == (4,) and metric.preds_len.shape == ()
 
 
 def test_functional_scores_run_on_the_meta_device():
@@ -39,7 +39,7 @@ def test_any_integer_dtype_gives_the_same_statistics(dtype):
     reference.update(preds, target)
     metric = BLEUScore(ignore_ids=[0])
     metric.update(preds.to(dtype), target.to(dtype))
-    assert torch.equal(metric.matches, reference.matches)
+    assert torch.equal(metric.numerator, reference.numerator)
     assert metric.compute().item() == reference.compute().item()
 
 
@@ -55,7 +55,7 @@ def test_non_contiguous_views_are_fine():
 def test_empty_batch_is_a_no_op():
     metric = BLEUScore(ignore_ids=[0])
     metric.update(torch.tensor([[4, 5, 6, 7]]), torch.tensor([[4, 5, 6, 7]]))
-    before = {name: getattr(metric, name).clone() for name in ("matches", "totals", "preds_len", "target_len")}
+    before = {name: getattr(metric, name).clone() for name in ("numerator", "denominator", "preds_len", "target_len")}
     metric.update(torch.empty(0, 5, dtype=torch.int64), torch.empty(0, 2, 7, dtype=torch.int64))
     metric.update(torch.empty(0, 0, dtype=torch.int64), torch.empty(0, 0, dtype=torch.int64))
     for name, value in before.items():
@@ -85,8 +85,8 @@ def test_two_rows_of_twenty_thousand_tokens():
     stats = sacrebleu_corpus(preds, target)
     metric = BLEUScore()
     metric.update(preds, target)
-    assert metric.matches.tolist() == stats.counts
-    assert metric.totals.tolist() == stats.totals
+    assert metric.numerator.tolist() == stats.counts
+    assert metric.denominator.tolist() == stats.totals
     assert metric.compute().item() == pytest.approx(stats.score / 100, abs=1e-9)
 
 
@@ -98,7 +98,7 @@ def test_extreme_int64_ids_are_distinct_ngrams():
     metric.update(preds, target)
     # unigrams: lo x2, hi x2, 0 -> 5 matches; bigrams (lo,hi) x2 vs (hi,lo) x2: (lo,hi) matches once,
     # (hi,lo) once; (hi,0) vs (lo,0): none
-    assert metric.matches.tolist() == sacrebleu_corpus(preds, target).counts
+    assert metric.numerator.tolist() == sacrebleu_corpus(preds, target).counts
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
@@ -116,5 +116,5 @@ def test_cuda_matches_cpu_without_host_sync():
         gpu.update(preds_cuda, target_cuda)
     finally:
         torch.cuda.set_sync_debug_mode("default")
-    assert torch.equal(gpu.matches.cpu(), cpu.matches)
+    assert torch.equal(gpu.numerator.cpu(), cpu.numerator)
     assert gpu.compute().item() == cpu.compute().item()

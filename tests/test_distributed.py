@@ -36,7 +36,7 @@ PAD, BOS, EOS = 0, 1, 2
 IGNORE_IDS = (PAD, BOS, EOS)
 CORPUS_SIZE = 55  # not a multiple of 2 or 3, so DistributedSampler pads on both world sizes
 VOCABULARY = [*range(3, 12), -7, 2**62 + 5]  # small, so n-grams repeat; plus extreme int64 ids
-STATE_NAMES = ("matches", "totals", "preds_len", "target_len")
+STATE_NAMES = ("numerator", "denominator", "preds_len", "target_len")
 
 # Per world size: (sentences per rank, batch size per rank). Every scenario covers the whole corpus.
 SCENARIOS: dict[int, list[tuple[tuple[int, ...], tuple[int, ...]]]] = {
@@ -112,8 +112,8 @@ def large_states(rank: int) -> dict[str, torch.Tensor]:
     """States near 2**52 on every rank: their sum over 2 or 3 ranks passes 2**53 (odd, so not a float64)."""
     matches = torch.tensor([2**52 + (rank == 0) - 7 * order for order in range(4)])
     return {
-        "matches": matches,
-        "totals": matches + 2**40,
+        "numerator": matches,
+        "denominator": matches + 2**40,
         "preds_len": torch.tensor(2**52 + 2**45 + rank),
         "target_len": torch.tensor(2**52 + 2**46),
     }
@@ -235,8 +235,8 @@ def test_every_rank_gets_the_single_process_score(ranks):
     expected_states, expected_score = single_process_states(corpus)
     reference = sacrebleu_result(corpus)
     assert expected_states == {
-        "matches": reference.counts,
-        "totals": reference.totals,
+        "numerator": reference.counts,
+        "denominator": reference.totals,
         "preds_len": [reference.sys_len],
         "target_len": [reference.ref_len],
     }
@@ -276,11 +276,11 @@ def test_sampler_padding_is_left_out_with_the_weight_mask(ranks):
 
 def test_states_summed_across_ranks_stay_exact_past_2_pow_53(ranks):
     expected = {name: sum(large_states(rank)[name] for rank in range(len(ranks))) for name in STATE_NAMES}
-    first = int(expected["matches"][0])
+    first = int(expected["numerator"][0])
     assert first > 2**53 and int(float(first)) != first  # more than float64 holds exactly
     reference = sacrebleu.BLEU.compute_bleu(
-        expected["matches"].tolist(),
-        expected["totals"].tolist(),
+        expected["numerator"].tolist(),
+        expected["denominator"].tolist(),
         int(expected["preds_len"]),
         int(expected["target_len"]),
     )

@@ -30,6 +30,7 @@ from torch_bleu.engine import (
     StackedRows,
     choose_algorithm,
     clipped_matches,
+    keys,
     rowsort,
     sorted_keys,
     stack_rows,
@@ -117,7 +118,7 @@ def test_keys_packed_in_stages(numpy_on_cpu, key_bits, batch, max_order):
     slots = (target.shape[1] + 1) * max(preds.shape[1], target.shape[2])
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(rowsort, "NUMPY_ON_CPU", numpy_on_cpu)
-        patch.setattr(sorted_keys, "KEY_BITS", key_bits)
+        patch.setattr(keys, "KEY_BITS", key_bits)
         try:
             sorted_keys.key_layout(slots, target.shape[1] + 1)
         except ValueError:  # not even two digits fit: the rows are too long for this many bits
@@ -225,7 +226,7 @@ def test_each_algorithm_runs_on_the_meta_device(algorithm, monkeypatch):
     target = torch.empty(6, 3, 7, dtype=torch.int64, device="meta")
     stats = sentence_statistics(preds, target, max_order=4, ignore_ids=(0, 1), algorithm=algorithm)
     assert stats.matches.shape == (6, 4) and stats.matches.device.type == "meta"
-    monkeypatch.setattr(sorted_keys, "KEY_BITS", 16)  # two digits per key: staged keys
+    monkeypatch.setattr(keys, "KEY_BITS", 16)  # two digits per key: staged keys
     monkeypatch.setattr(sorted_keys, "COUNTER_BITS", 5)  # counter passes
     assert sentence_statistics(preds, target, max_order=5, algorithm=algorithm).matches.shape == (6, 5)
 
@@ -248,7 +249,7 @@ def test_unknown_algorithm_and_oversized_rows_are_rejected(monkeypatch):
     rows = stack_rows(torch.ones(1, 3, dtype=torch.int64), torch.ones(1, 1, 3, dtype=torch.int64))
     with pytest.raises(ValueError, match="unknown algorithm"):
         clipped_matches(rows, 4, "hashing")
-    monkeypatch.setattr(sorted_keys, "KEY_BITS", 5)
+    monkeypatch.setattr(keys, "KEY_BITS", 5)
     with pytest.raises(ValueError, match="too long"):
         clipped_matches(rows, 4, "sorted")
 

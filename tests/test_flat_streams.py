@@ -16,15 +16,15 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from torch_bleu import arrays
-from torch_bleu.chrf.config import CHRFConfig
-from torch_bleu.chrf.statistics import chrf_statistics
-from torch_bleu.chrf.stream import pairs_from_strings
-from torch_bleu.chrf.text import text_on
-from torch_bleu.chrf.words import word_starts, word_stream
-from torch_bleu.detokenize.classes import character_classes
-from torch_bleu.engine import flat_pairs
-from torch_bleu.engine.flat_pairs import PairStream, dense_ranks, pair_matches
+from torch_bleu import CHRFConfig, arrays
+from torch_bleu.engine import keys
+from torch_bleu.engine.flat_pairs import PairStream, pair_matches
+from torch_bleu.engine.keys import dense_ranks
+from torch_bleu.metrics.chrf.statistics import chrf_statistics
+from torch_bleu.metrics.chrf.stream import pairs_from_strings
+from torch_bleu.metrics.chrf.text import text_on
+from torch_bleu.metrics.chrf.words import word_starts, word_stream
+from torch_bleu.text.classes import character_classes
 
 KINDS = ["numpy", "tensor, sizes from data", "tensor, static sizes"]
 
@@ -53,7 +53,7 @@ pair_lists = st.lists(st.tuples(token_rows, token_rows), max_size=6)
 @pytest.mark.parametrize("kind", KINDS)
 def test_pair_matches_are_clipped_counts(kind, pairs, max_order, unused, key_bits):
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(flat_pairs, "KEY_BITS", key_bits)  # 24: several stages
+        monkeypatch.setattr(keys, "KEY_BITS", key_bits)  # 24: several stages
         tokens, rows = [], []
         for number, (hypothesis, reference) in enumerate(pairs):
             tokens += hypothesis + reference

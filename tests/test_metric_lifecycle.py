@@ -17,7 +17,7 @@ from torch_bleu import BLEUScore, corpus_bleu
 sacrebleu = pytest.importorskip("sacrebleu")
 
 PAD = 0
-STATE_NAMES = ("matches", "totals", "preds_len", "target_len")
+STATE_NAMES = ("numerator", "denominator", "preds_len", "target_len")
 Batch = tuple[torch.Tensor, torch.Tensor]
 
 
@@ -107,19 +107,19 @@ def test_load_state_dict_copies_and_checks_the_saved_states():
     float_states = {**saved, "preds_len": torch.tensor(5.0)}
     with pytest.raises(TypeError, match="preds_len"):
         BLEUScore().load_state_dict(float_states)
-    with pytest.raises(ValueError, match="matches"):
+    with pytest.raises(ValueError, match="numerator"):
         BLEUScore(max_order=2).load_state_dict(saved)
 
 
-def test_checkpoints_with_torchmetrics_state_names_load():
-    """Statistics saved under the states' earlier names, ``numerator`` and ``denominator``, load."""
-    saved = state_dict_of([4, 3, 2, 1], [5, 4, 3, 2], preds_len=5, target_len=6)
-    earlier = {
-        {"matches": "numerator", "totals": "denominator"}.get(name, name): value for name, value in saved.items()
-    }
+def test_states_have_torchmetrics_names():
+    """Code written for torchmetrics' ``BLEUScore`` reads the same states: ``metric.numerator`` and the rest."""
+    from torchmetrics.text import BLEUScore as TorchmetricsBLEU
+
     metric = BLEUScore()
-    metric.load_state_dict(earlier)
-    assert states_of(metric) == listed(saved)
+    metric.update(torch.tensor([[5, 6, 7]]), torch.tensor([[5, 6, 8]]))
+    assert set(TorchmetricsBLEU()._defaults) == set(STATE_NAMES)
+    assert (metric.numerator.tolist(), metric.denominator.tolist()) == ([2, 1, 0, 0], [3, 2, 1, 0])
+    assert (metric.preds_len.item(), metric.target_len.item()) == (3, 3)
 
 
 def test_loaded_states_compute_without_warning_and_equal_the_saved_metric():
@@ -221,7 +221,7 @@ def test_merge_state_adds_another_metrics_statistics():
         (BLEUScore(ignore_ids=[PAD], max_order=2), ValueError),
         (BLEUScore(ignore_ids=[PAD], convention="nltk"), ValueError),
         (BLEUScore(ignore_ids=[PAD], ref_length="shortest"), ValueError),
-        ({"matches": torch.zeros(4, dtype=torch.int64)}, ValueError),  # missing states
+        ({"numerator": torch.zeros(4, dtype=torch.int64)}, ValueError),  # missing states
         ({**state_dict_of([0] * 4, [0] * 4, 0, 0), "target_len": torch.tensor(1.5)}, TypeError),
         ({**state_dict_of([0] * 4, [0] * 4, 0, 0), "target_len": [3]}, TypeError),
         (state_dict_of(1, [0] * 4, 0, 0), ValueError),  # a 0-d matches would broadcast
@@ -248,7 +248,7 @@ def test_reset_starts_a_new_evaluation():
     metric = evaluated(batches)
     metric.compute()
     metric.reset()
-    assert states_of(metric) == {"matches": [0] * 4, "totals": [0] * 4, "preds_len": [0], "target_len": [0]}
+    assert states_of(metric) == {"numerator": [0] * 4, "denominator": [0] * 4, "preds_len": [0], "target_len": [0]}
     for preds, target in batches[2:]:
         metric.update(preds, target)
     fresh = evaluated(batches[2:])
@@ -409,7 +409,7 @@ def test_weighted_update_runs_on_the_meta_device():
     target = torch.empty(4, 3, 11, dtype=torch.int64, device="meta")
     metric.update(preds, target, weight=torch.empty(4, dtype=torch.bool, device="meta"))
     metric.update(preds, target, weight=torch.empty(4, dtype=torch.uint8, device="meta"))
-    assert metric.matches.device.type == "meta" and metric.matches.shape == (4,)
+    assert metric.numerator.device.type == "meta" and metric.numerator.shape == (4,)
     # a signed weight could be negative, and checking it off the CPU would wait for the device
     with pytest.raises(TypeError, match="uint8"):
         metric.update(preds, target, weight=torch.empty(4, dtype=torch.int64, device="meta"))
@@ -439,7 +439,7 @@ def test_states_loaded_near_a_limit_stay_exact(base):
     assert states_of(metric) == expected
     assert expected["preds_len"][0] > base and (base < 2**31 or expected["preds_len"][0] > 2**53)
     reference = sacrebleu.BLEU.compute_bleu(
-        expected["matches"], expected["totals"], expected["preds_len"][0], expected["target_len"][0]
+        expected["numerator"], expected["denominator"], expected["preds_len"][0], expected["target_len"][0]
     )
     assert metric.compute().item() == pytest.approx(reference.score / 100, rel=1e-12)
 
@@ -451,7 +451,6 @@ def test_torchmetrics_own_bleu_drifts_where_these_states_do_not():
     start = 3 * 2**24
     theirs = TorchmetricsBLEU()
     saved = state_dict_of([start] * 4, [start] * 4, start, start, dtype=torch.float32)
-    saved["numerator"], saved["denominator"] = saved.pop("matches"), saved.pop("totals")  # torchmetrics' names
     theirs.load_state_dict(saved)
     theirs.update(["7"], [["7"]])
     assert theirs.preds_len.item() == start  # the one new token is lost
@@ -460,4 +459,4 @@ def test_torchmetrics_own_bleu_drifts_where_these_states_do_not():
     ours.load_state_dict(state_dict_of([start] * 4, [start] * 4, start, start))
     ours.update(torch.tensor([[7]]), torch.tensor([[7]]))
     assert ours.preds_len.item() == start + 1
-    assert ours.matches.tolist() == [start + 1, start, start, start]
+    assert ours.numerator.tolist() == [start + 1, start, start, start]

@@ -21,7 +21,7 @@ from nltk.translate import bleu_score as nltk_bleu
 from strategies import ragged_corpora
 
 from torch_bleu import BLEUConfig, BLEUScore, bleu_from_statistics, corpus_bleu, sentence_bleu
-from torch_bleu.functional import batch_statistics
+from torch_bleu.metrics.bleu.counting import batch_statistics
 
 SUBNORMAL = 2.3e-308  # below the smallest normal float, results keep too few digits for a relative test
 SETTINGS = settings(max_examples=40)

@@ -16,8 +16,8 @@ from shared_data import WMT17
 from strategies import INT64_MAX, INT64_MIN, id_vocabularies, ragged_corpora
 
 from torch_bleu import BLEUConfig, BLEUScore, corpus_bleu, sentence_bleu
-from torch_bleu.functional import batch_statistics
-from torch_bleu.inputs import token_batch
+from torch_bleu.inputs.ids import token_batch
+from torch_bleu.metrics.bleu.counting import batch_statistics
 
 #: Ragged corpora whose ids may also be the int64 extremes and 0 together.
 corpora = ragged_corpora(max_batch=6, vocabularies=st.one_of(id_vocabularies(), st.just([INT64_MIN, INT64_MAX, 0])))
@@ -71,7 +71,7 @@ def test_metric_accumulates_ragged_batches(corpus, split):
     metric.update(hyps[:split], refs[:split])
     metric.update(as_tensors(hyps[split:]), [as_tensors(sentence_refs) for sentence_refs in refs[split:]])
     expected = sacrebleu_score(hyps, refs, smooth_method="floor")
-    assert metric.matches.tolist() == expected.counts and metric.totals.tolist() == expected.totals
+    assert metric.numerator.tolist() == expected.counts and metric.denominator.tolist() == expected.totals
     assert metric.compute().item() == pytest.approx(expected.score / 100, abs=1e-9)
 
 
@@ -182,15 +182,15 @@ def test_ragged_input_on_the_meta_device():
     assert sentence_bleu(preds, target).shape == (3,)
     metric = BLEUScore().to("meta")
     metric.update(preds, target)
-    assert metric.matches.device.type == "meta"
+    assert metric.numerator.device.type == "meta"
 
 
 def test_empty_ragged_batch_is_a_no_op():
     metric = BLEUScore()
     metric.update([[4, 5, 6, 7]], [[[4, 5, 6, 7]]])
-    before = metric.matches.clone(), metric.preds_len.clone()
+    before = metric.numerator.clone(), metric.preds_len.clone()
     metric.update([], [])
-    assert torch.equal(metric.matches, before[0]) and torch.equal(metric.preds_len, before[1])
+    assert torch.equal(metric.numerator, before[0]) and torch.equal(metric.preds_len, before[1])
     assert sentence_bleu([], []).shape == (0,)
 
 
@@ -226,10 +226,10 @@ BAD_RAGGED = [
 def test_bad_ragged_input_is_rejected_and_statistics_kept(preds, target, error, message):
     metric = BLEUScore()
     metric.update(GOOD_HYPS, GOOD_REFS)
-    before = metric.matches.clone(), metric.totals.clone(), metric.preds_len.clone(), metric.target_len.clone()
+    before = metric.numerator.clone(), metric.denominator.clone(), metric.preds_len.clone(), metric.target_len.clone()
     with pytest.raises(error, match=message):
         metric.update(preds, target)
-    after = metric.matches, metric.totals, metric.preds_len, metric.target_len
+    after = metric.numerator, metric.denominator, metric.preds_len, metric.target_len
     assert all(torch.equal(old, new) for old, new in zip(before, after))
     with pytest.raises(error, match=message):
         sentence_bleu(preds, target)
@@ -253,6 +253,6 @@ def test_wmt17_system_as_ragged_ids_equals_sacrebleu():
     metric = BLEUScore()
     metric.update([ids(line) for line in hyps[:150]], [[ids(line)] for line in refs[:150]])
     metric.update(as_tensors([ids(line) for line in hyps[150:]]), as_tensors([ids(line) for line in refs[150:]]))
-    assert metric.matches.tolist() == expected.counts and metric.totals.tolist() == expected.totals
+    assert metric.numerator.tolist() == expected.counts and metric.denominator.tolist() == expected.totals
     assert (metric.preds_len.item(), metric.target_len.item()) == (expected.sys_len, expected.ref_len)
     assert metric.compute().item() == pytest.approx(expected.score / 100, abs=1e-9)

@@ -36,11 +36,11 @@ from vocabularies import HUGGINGFACE_KINDS, SENTENCEPIECE_KINDS, Vocabulary
 
 import torch_bleu
 from torch_bleu import BLEUScore, Detokenizer, arrays, corpus_bleu, sentence_bleu, sentence_statistics
-from torch_bleu.detokenize.chars import replace_all, rows_from_strings, strings_from_rows
 from torch_bleu.detokenize.pipeline import decoded_chars
-from torch_bleu.detokenize.sacrebleu_words import preprocess, word_starts
 from torch_bleu.detokenize.utf8 import RAW, decode_units
-from torch_bleu.detokenize.word_ids import word_rows
+from torch_bleu.text.code_points import replace_all, rows_from_strings, strings_from_rows
+from torch_bleu.text.sacrebleu_words import preprocess, word_starts
+from torch_bleu.text.word_ids import word_rows
 
 sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu.metrics import BLEU  # noqa: E402
@@ -92,7 +92,7 @@ def test_words_on_code_points_are_sacrebleus(strings, tokenize):
 
 
 def test_no_whitespace_lies_above_the_classified_code_points():
-    from torch_bleu.detokenize.classes import LAST_CLASSIFIED
+    from torch_bleu.text.classes import LAST_CLASSIFIED
 
     assert not any(chr(code).isspace() for code in range(LAST_CLASSIFIED + 1, sys.maxunicode + 1))
 
@@ -213,7 +213,7 @@ def test_real_outputs_against_original_references(vocabulary):
     metric.update(hypotheses[50:], references[50:])
     decoded = [vocabulary.decode(row) for row in hypotheses]
     theirs = BLEU().corpus_score(decoded, [list(stream) for stream in zip(*references)])
-    assert metric.matches.tolist() == theirs.counts and metric.totals.tolist() == theirs.totals
+    assert metric.numerator.tolist() == theirs.counts and metric.denominator.tolist() == theirs.totals
     assert (metric.preds_len.item(), metric.target_len.item()) == (theirs.sys_len, theirs.ref_len)
     assert metric.compute().item() * 100 == pytest.approx(theirs.score, abs=1e-10)
 
@@ -254,7 +254,7 @@ def test_wmt17_systems_as_sentencepiece_ids():
         for start in range(0, len(output), 500):
             metric.update(output[start : start + 500], reference[start : start + 500])
         theirs = BLEU().corpus_score([processor.decode(row) for row in output], [reference])
-        assert metric.matches.tolist() == theirs.counts and metric.totals.tolist() == theirs.totals
+        assert metric.numerator.tolist() == theirs.counts and metric.denominator.tolist() == theirs.totals
         assert (metric.preds_len.item(), metric.target_len.item()) == (theirs.sys_len, theirs.ref_len)
         assert metric.compute().item() * 100 == pytest.approx(theirs.score, abs=1e-10)
 
@@ -300,24 +300,26 @@ def test_update_runs_on_meta():
     metric = BLEUScore(detokenizer=vocabulary.detokenizer, ignore_ids=[PAD_ID]).to("meta")
     ids = torch.randint(0, vocabulary.size, (4, 9), device="meta")
     metric.update(ids, ids)
-    assert metric.matches.device.type == "meta"
+    assert metric.numerator.device.type == "meta"
 
 
-def test_statistics_merge_with_those_of_the_decoded_strings():
-    """Decoded ids count the words of their text: a text metric with the same tokenizer takes their states."""
+def test_statistics_equal_those_of_the_decoded_strings_and_name_their_counting():
+    """Decoded ids count the words of their text: a text metric with the same tokenizer gets the same states.
+    Their fingerprints differ all the same (a detokenizer and its ignored ids decide what is counted), so
+    neither takes the other's states."""
     vocabulary = Vocabulary("unigram")
     rows = [vocabulary.encode(line) for line in CORPUS_LINES[:8]]
     on_ids = BLEUScore(detokenizer=vocabulary.detokenizer, ignore_ids=[PAD_ID])
     on_ids.update(rows, [[line] for line in CORPUS_LINES[1:9]])
     on_text = BLEUScore(tokenize="13a")
     on_text.update([vocabulary.decode(row) for row in rows], CORPUS_LINES[1:9])
-    on_ids.persistent(True)
-    on_text.persistent(True)
-    state = on_ids.state_dict()
-    on_text.load_state_dict(state)
+    assert all(torch.equal(getattr(on_ids, name), getattr(on_text, name)) for name in BLEUScore.state_names)
     assert on_text.compute().item() == on_ids.compute().item()
-    with pytest.raises(ValueError, match="counted otherwise"):
-        BLEUScore(ignore_ids=[PAD_ID]).load_state_dict(state)
+    on_ids.persistent(True)
+    state = on_ids.state_dict()
+    for other in (on_text, BLEUScore(ignore_ids=[PAD_ID]), BLEUScore(detokenizer=vocabulary.detokenizer)):
+        with pytest.raises(ValueError, match="counted otherwise"):
+            other.load_state_dict(state)
 
 
 def test_compiled_fullgraph_equals_eager():
@@ -345,7 +347,10 @@ def test_compiled_metric_equals_eager(references):
     for metric in (eager, compiled):
         metric.update(rows[:7], target[:7])
         metric.update(rows[7:], target[7:])
-    assert compiled.matches.tolist() == eager.matches.tolist() and compiled.totals.tolist() == eager.totals.tolist()
+    assert (
+        compiled.numerator.tolist() == eager.numerator.tolist()
+        and compiled.denominator.tolist() == eager.denominator.tolist()
+    )
     assert compiled.compute().item() == eager.compute().item()
 
 
@@ -371,7 +376,7 @@ def test_update_on_cuda_equals_cpu_without_host_syncs(kind):
         on_cuda.update(ids, target)
     finally:
         torch.cuda.set_sync_debug_mode("default")
-    assert on_cuda.matches.tolist() == on_cpu.matches.tolist()
+    assert on_cuda.numerator.tolist() == on_cpu.numerator.tolist()
     assert (on_cuda.preds_len.item(), on_cuda.target_len.item()) == (on_cpu.preds_len.item(), on_cpu.target_len.item())
 
 
@@ -409,14 +414,14 @@ def test_bad_ids_and_strings_are_refused_and_states_kept():
     vocabulary = Vocabulary("unigram")
     metric = BLEUScore(detokenizer=vocabulary.detokenizer)
     metric.update([[5, 6, 7]], [[[5, 6, 7]]])
-    before = [metric.matches.clone(), metric.preds_len.clone()]
+    before = [metric.numerator.clone(), metric.preds_len.clone()]
     with pytest.raises(ValueError, match=f"token id {vocabulary.size} is outside"):
         metric.update(torch.tensor([[5, vocabulary.size]]), torch.tensor([[5, 6]]))
     with pytest.raises(ValueError, match="token id -1 is outside"):
         metric.update([[5]], [[[-1]]])
     with pytest.raises(TypeError, match="preds holds strings"):
         metric.update(["a b"], ["a b"])
-    assert torch.equal(metric.matches, before[0]) and torch.equal(metric.preds_len, before[1])
+    assert torch.equal(metric.numerator, before[0]) and torch.equal(metric.preds_len, before[1])
 
 
 def test_sentencepiece_model_path_and_repr(tmp_path):

@@ -58,7 +58,7 @@ def test_corpus_statistics_and_score_are_sacrebleus(batch, tokenize, lowercase):
     theirs = BLEU(tokenize=tokenize, lowercase=lowercase).corpus_score(hypotheses, [list(r) for r in zip(*references)])
     metric = BLEUScore(tokenize=tokenize, lowercase=lowercase)
     metric.update(hypotheses, references)
-    assert metric.matches.tolist() == theirs.counts and metric.totals.tolist() == theirs.totals
+    assert metric.numerator.tolist() == theirs.counts and metric.denominator.tolist() == theirs.totals
     assert (metric.preds_len.item(), metric.target_len.item()) == (theirs.sys_len, theirs.ref_len)
     # sacrebleu's BLEU smooths with "exp" unless told otherwise
     score = corpus_bleu(hypotheses, references, tokenize=tokenize, lowercase=lowercase, smoothing="exp").item()
@@ -124,10 +124,10 @@ def test_text_metrics_never_share_states_with_id_metrics():
 def test_bad_text_input_is_rejected_and_states_kept(preds, target, error, message):
     metric = BLEUScore(tokenize="13a")
     metric.update(["a b c d"], ["a b c d"])
-    before = metric.matches.clone()
+    before = metric.numerator.clone()
     with pytest.raises(error, match=message):
         metric.update(preds, target)
-    assert torch.equal(metric.matches, before)
+    assert torch.equal(metric.numerator, before)
 
 
 def test_strings_without_tokenize_say_how_to_score_them():

@@ -16,7 +16,7 @@ from nltk.translate.bleu_score import corpus_bleu as nltk_corpus_bleu
 from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
 
 from torch_bleu import BLEUConfig, corpus_bleu, sentence_bleu
-from torch_bleu.functional import batch_statistics
+from torch_bleu.metrics.bleu.counting import batch_statistics
 
 
 class Vocabulary:

@@ -1,4 +1,4 @@
-"""torch-bleu: exact BLEU on padded token-id tensors, on any device, summed across DDP ranks.
+"""torch-bleu: exact BLEU and chrF of token ids, strings or subword ids, on any device, summed across DDP ranks.
 
 >>> import torch, torch_bleu
 >>> metric = torch_bleu.BLEUScore(ignore_ids=[0])
@@ -10,23 +10,27 @@
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .config import BLEUConfig
+from .version import __version__
 
 if TYPE_CHECKING:
-    from .chrf.functional import corpus_chrf, sentence_chrf
-    from .chrf.metric import CHRFScore
     from .detokenize.detokenizer import Detokenizer
-    from .functional import corpus_bleu, sentence_bleu, sentence_statistics
-    from .metric import BLEUScore
-    from .score import bleu_from_statistics
-    from .statistics import SentenceStatistics
+    from .metrics.bleu.config import BLEUConfig
+    from .metrics.bleu.functional import corpus_bleu, sentence_bleu, sentence_statistics
+    from .metrics.bleu.metric import BLEUScore
+    from .metrics.bleu.score import bleu_from_statistics
+    from .metrics.bleu.statistics import SentenceStatistics
+    from .metrics.chrf.config import CHRFConfig
+    from .metrics.chrf.functional import corpus_chrf, sentence_chrf
+    from .metrics.chrf.metric import CHRFScore
 
 __all__ = [
     "BLEUConfig",
     "BLEUScore",
+    "CHRFConfig",
     "CHRFScore",
     "Detokenizer",
     "SentenceStatistics",
+    "__version__",
     "bleu_from_statistics",
     "corpus_bleu",
     "corpus_chrf",
@@ -34,21 +38,22 @@ __all__ = [
     "sentence_chrf",
     "sentence_statistics",
 ]
-__version__ = "0.1.0"
 
-# Where the names that need PyTorch live. They load on first use, so that the command line, which
-# counts with NumPy on a CPU, starts without importing PyTorch (about a second) or torchmetrics.
+# Where each public name lives. They load on first use, so that the command line, which counts with
+# NumPy on a CPU, starts without importing PyTorch (about a second) or torchmetrics.
 _LAZY_MODULES = {
-    "BLEUScore": "metric",
-    "CHRFScore": "chrf.metric",
-    "corpus_chrf": "chrf.functional",
-    "sentence_chrf": "chrf.functional",
+    "BLEUConfig": "metrics.bleu.config",
+    "BLEUScore": "metrics.bleu.metric",
+    "CHRFConfig": "metrics.chrf.config",
+    "CHRFScore": "metrics.chrf.metric",
     "Detokenizer": "detokenize.detokenizer",
-    "SentenceStatistics": "statistics",
-    "bleu_from_statistics": "score",
-    "corpus_bleu": "functional",
-    "sentence_bleu": "functional",
-    "sentence_statistics": "functional",
+    "SentenceStatistics": "metrics.bleu.statistics",
+    "bleu_from_statistics": "metrics.bleu.score",
+    "corpus_bleu": "metrics.bleu.functional",
+    "corpus_chrf": "metrics.chrf.functional",
+    "sentence_bleu": "metrics.bleu.functional",
+    "sentence_chrf": "metrics.chrf.functional",
+    "sentence_statistics": "metrics.bleu.functional",
 }
 
 

@@ -17,9 +17,10 @@ Example:
 
 from __future__ import annotations
 
-import functools
 import math
 import sys
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from types import ModuleType
 from typing import Any
 
@@ -67,6 +68,18 @@ def is_tensor(array: Array) -> bool:
     """Whether ``array`` is a PyTorch tensor."""
     torch = _torch()
     return torch is not None and isinstance(array, torch.Tensor)
+
+
+def is_integer(array: Array) -> bool:
+    """Whether a tensor or NumPy array holds integers (bools are not counts).
+
+    Example:
+        >>> is_integer(np.array([1])), is_integer(np.array([True])), is_integer(np.array([1.0]))
+        (True, False, False)
+    """
+    if is_tensor(array):
+        return not (array.is_floating_point() or array.is_complex() or array.dtype == _torch().bool)  # type: ignore[union-attr]
+    return bool(np.asarray(array).dtype.kind in "iu")
 
 
 def to_host(array: Array) -> np.ndarray:
@@ -155,13 +168,6 @@ def empty_like_shape(like: Array, shape: tuple[int, ...]) -> Array:
     return np.empty(shape, dtype=like.dtype)
 
 
-def broadcast_copy(values: Array, shape: tuple[int, ...]) -> Array:
-    """``values`` broadcast to ``shape``, as a new array that may be written to."""
-    if is_tensor(values):
-        return values.expand(shape).clone()
-    return np.broadcast_to(values, shape).copy()
-
-
 def cumsum_(array: Array) -> Array:
     """The running sum along the last axis, in place; returns ``array``."""
     if is_tensor(array):
@@ -244,25 +250,110 @@ def occurrences(index: Array, size: int) -> Array:
 
 
 def int64_like(values: tuple[Any, ...], like: Array) -> Array:
-    """``values`` (ints, or nested tuples of ints) as an int64 array of ``like``'s kind, on its device.
+    """``values`` (ints, or nested tuples of ints) as an int64 array of ``like``'s kind, on its device
+    (a tensor from :func:`device_constant`).
 
-    Tensors are built once per device and values, then reused: building one copies from the host,
-    which an accelerator would wait for at every call. (Under ``torch.compile`` the graph holds the
-    constant instead.)
+    Example:
+        >>> int64_like(((1,), (2,)), np.zeros(1)).tolist()
+        [[1], [2]]
+    """
+    if not is_tensor(like):
+        return np.asarray(values, dtype=np.int64)
+    torch = _torch()
+    assert torch is not None  # a tensor exists
+    if torch.compiler.is_compiling():  # a compiled graph holds the constant itself
+        return torch.tensor(values, dtype=torch.int64, device=like.device)
+    return device_constant(("int64", values), like.device, lambda: np.asarray(values, dtype=np.int64))
+
+
+#: How many constants :func:`device_constant` keeps (per device), the least recently used going first.
+DEVICE_CONSTANTS_KEPT = 256
+_DEVICE_CONSTANTS: OrderedDict[tuple[Hashable, Any], Any] = OrderedDict()
+
+
+def device_constant(key: Hashable, device: Any, build: Callable[[], np.ndarray]) -> Array:
+    """The array ``build()`` makes on the host, as a tensor on ``device``: copied there once and reused.
+
+    Copying from the host is something an accelerator waits for, so a table or constant that every
+    call needs is copied once per device and kept (the :data:`DEVICE_CONSTANTS_KEPT` most recently
+    used), under ``key``, which names the contents. A compiled graph reads kept tensors as they are;
+    what it needs must be on the device before it is traced (count one batch eagerly first).
+
+    Example:
+        >>> import torch
+        >>> table = device_constant("squares", torch.device("cpu"), lambda: np.arange(4) ** 2)
+        >>> table.tolist(), device_constant("squares", torch.device("cpu"), list) is table
+        ([0, 1, 4, 9], True)
     """
     torch = _torch()
-    if torch is not None and isinstance(like, torch.Tensor):
-        if torch.compiler.is_compiling():  # a compiled graph holds the constant itself
-            return torch.tensor(values, dtype=torch.int64, device=like.device)
-        return _int64_tensor(values, like.device)
-    return np.asarray(values, dtype=np.int64)
+    assert torch is not None  # a device holds tensors only once PyTorch is imported
+    slot = (key, device)
+    tensor = _DEVICE_CONSTANTS.get(slot)
+    if tensor is not None:
+        if not torch.compiler.is_compiling():
+            _DEVICE_CONSTANTS.move_to_end(slot)
+        return tensor
+    if torch.compiler.is_compiling():
+        raise RuntimeError(f"{key!r} must be on {device} before a graph that reads it is compiled")
+    tensor = torch.from_numpy(np.ascontiguousarray(build())).to(device)
+    _DEVICE_CONSTANTS[slot] = tensor
+    if len(_DEVICE_CONSTANTS) > DEVICE_CONSTANTS_KEPT:
+        _DEVICE_CONSTANTS.popitem(last=False)
+    return tensor
 
 
-@functools.lru_cache(maxsize=256)
-def _int64_tensor(values: tuple[Any, ...], device: Any) -> Array:
-    torch = _torch()
-    assert torch is not None  # called for tensors only
-    return torch.tensor(values, dtype=torch.int64, device=device)
+def kept_size(keep: Array) -> int:
+    """How many slots the kept entries of a row of ``keep`` need: the most any row keeps where sizes may
+    follow the data (:func:`sizes_from_data`), else the rows' length.
+
+    Example:
+        >>> kept_size(np.array([[True, False, True], [False, False, True]]))
+        2
+    """
+    if not sizes_from_data(keep):
+        return int(keep.shape[-1])
+    return int(keep.sum(axis=-1).max()) if math.prod(keep.shape) else 0
+
+
+def pack_kept(keep: Array | None, size: int, *columns: tuple[Array, Any]) -> list[Array]:
+    """Each column's entries where ``keep`` holds, packed in order to the front of ``size`` slots along the
+    last axis; the slots after them hold the column's filler (a value, or an array broadcast against the
+    packed rows).
+
+    ``keep`` has the columns' shape ``(..., L)`` (``None``: every entry is kept) and ``size`` is at least
+    what a row keeps (:func:`kept_size`). On the host, a 1-D array packed to its exact size is read
+    where ``keep`` holds, with nothing to fill.
+
+    Example:
+        >>> keep = np.array([[True, False, True]])
+        >>> [packed.tolist() for packed in pack_kept(keep, 3, (np.array([[5, 6, 7]]), -1))]
+        [[[5, 7, -1]]]
+    """
+    if keep is None:
+        packed = []
+        for values, filler in columns:
+            out = _filled(values, (*values.shape[:-1], size), filler)
+            out[..., : values.shape[-1]] = values
+            packed.append(out)
+        return packed
+    if not is_tensor(keep) and keep.ndim == 1:
+        where = np.flatnonzero(keep)
+        if where.shape[0] == size:
+            return [values.take(where) for values, _ in columns]
+    slots = array_namespace(keep).where(keep, keep.cumsum(axis=-1) - 1, size)  # dropped entries: slot `size`
+    return [
+        scatter_into(_filled(values, (*values.shape[:-1], size + 1), filler), slots, values)[..., :size]
+        for values, filler in columns
+    ]
+
+
+def _filled(like: Array, shape: tuple[int, ...], filler: Any) -> Array:
+    """A new array of ``like``'s kind and dtype, of ``shape``, holding ``filler`` (broadcast when an array)."""
+    if is_tensor(filler) or isinstance(filler, np.ndarray):
+        out = empty_like_shape(like, shape)
+        out[...] = filler
+        return out
+    return full_like_shape(like, shape, filler)
 
 
 def add_where_(out: Array, values: Array, where: Array) -> Array:

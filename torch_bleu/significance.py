@@ -1,7 +1,9 @@
-"""Paired significance tests for BLEU, run as vectorized array operations on per-sentence statistics.
+"""Paired significance tests of any metric, run as vectorized array operations on per-sentence statistics.
 
-Both tests compare every system with a baseline (system 0), following sacrebleu's ``significance``
-module (itself after Moses' ``bootstrap-hypothesis-difference-significance.pl`` and multeval):
+A metric enters as two things: each sentence's statistics (integers, which add up over a corpus)
+and a function that scores summed statistics. Both tests compare every system with a baseline
+(system 0), following sacrebleu's ``significance`` module (itself after Moses'
+``bootstrap-hypothesis-difference-significance.pl`` and multeval):
 
 * **Paired bootstrap resampling.** Draw ``n`` corpora of ``B`` sentence indices with replacement; score
   every system on every resample. The p-value counts how often the mean-centred absolute score
@@ -20,35 +22,29 @@ row of counts (or of 0/1 swaps) and one matrix product sums the statistics of al
 a chunk of rows at a time, so memory stays bounded for any number of samples. Statistics are integers
 and the products are exact (float32 only when every partial sum stays below 2**24, else float64).
 
-The tests run on the host, in NumPy: the statistics are small (``K x B x (2 + 2N)`` integers, from
+The tests run on the host, in NumPy: the statistics are small (``K x B x F`` integers, from
 any device), and the command line can then run them without importing PyTorch.
 
-Example:
-    >>> import numpy as np, torch
-    >>> from torch_bleu import BLEUConfig, sentence_statistics
-    >>> from torch_bleu.statistics import pack_statistics
-    >>> hyp = torch.tensor([[[1, 2, 3, 4], [5, 6, 7, 8]], [[1, 2, 3, 9], [5, 6, 9, 9]]])  # (systems, B, L)
-    >>> ref = torch.tensor([[[1, 2, 3, 4]], [[5, 6, 7, 8]]])
-    >>> packed = np.stack([pack_statistics(sentence_statistics(h, ref, max_order=2)) for h in hyp])
-    >>> result = paired_bootstrap(packed, BLEUConfig(max_order=2), n_samples=100)
+Example (the statistics of a word accuracy: correct words, words):
+    >>> import numpy as np
+    >>> def accuracy(summed):
+    ...     return 100 * summed[..., 0] / summed[..., 1]
+    >>> packed = np.array([[[4, 4], [4, 4], [3, 4]], [[2, 4], [4, 4], [1, 4]]])  # (systems, sentences, 2)
+    >>> result = paired_bootstrap(packed, accuracy, n_samples=100)
     >>> [round(score, 2) for score in result.scores.tolist()]
-    [100.0, 55.9]
+    [91.67, 58.33]
     >>> result.p_values.tolist()[1] <= 1.0
     True
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator
 from typing import Callable, NamedTuple, Optional
 
 import numpy as np
 
-from .config import BLEUConfig
-from .score import bleu_parts
-
-#: Score differences (in BLEU points) closer than this count as ties, so that float rounding in two
+#: Score differences (in points of the score) closer than this count as ties, so that float rounding in two
 #: different evaluation orders of the same statistics never decides a comparison.
 TIE_TOLERANCE = 1e-9
 
@@ -57,7 +53,7 @@ DEFAULT_CHUNK_ELEMENTS = 2**18
 
 Progress = Optional[Callable[[int], None]]
 
-#: Scores ``(...)`` of summed packed statistics ``(..., 2 + 2N)``.
+#: Scores ``(...)`` of summed statistics ``(..., F)``.
 Scorer = Callable[[np.ndarray], np.ndarray]
 
 
@@ -65,7 +61,7 @@ class PairedResult(NamedTuple):
     """Per-system results of a paired test; system 0 is the baseline. All float64 NumPy arrays.
 
     Attributes:
-        scores: ``(K,)`` corpus BLEU (0..100) of every system.
+        scores: ``(K,)`` the corpus score of every system.
         p_values: ``(K,)`` p-value against the baseline; NaN for the baseline itself.
         means: ``(K,)`` bootstrap estimate of the true mean, or ``None`` (approximate randomization).
         cis: ``(K,)`` half-width of the 95% bootstrap confidence interval around it, or ``None``.
@@ -75,38 +71,6 @@ class PairedResult(NamedTuple):
     p_values: np.ndarray
     means: np.ndarray | None = None
     cis: np.ndarray | None = None
-
-
-def packed_bleu(packed: np.ndarray, config: BLEUConfig) -> np.ndarray:
-    """BLEU (0..100, float64) of summed packed statistics ``(..., 2 + 2N)``, by sacrebleu's rules.
-
-    Unpacks the columns and scores them with :func:`~torch_bleu.bleu_from_statistics`, the scorer of
-    the metric and the functional API: smoothing ``none``, ``floor``, ``add-k`` or ``exp``, weights,
-    ``effective_order``.
-
-    Example:
-        >>> round(packed_bleu(np.array([11, 11, 9, 7, 5, 3, 10, 8, 6, 4]), BLEUConfig()).item(), 8)
-        83.75922397
-    """
-    if config.convention != "sacrebleu":
-        raise ValueError("the significance tests follow sacrebleu's convention; use convention='sacrebleu'")
-    order = config.max_order
-    packed = np.asarray(packed, dtype=np.float64)
-    matches, totals = packed[..., 2 : 2 + order], packed[..., 2 + order :]
-    scores: np.ndarray = bleu_parts(matches, totals, packed[..., 0], packed[..., 1], config, percent=True).score
-    return scores
-
-
-def as_scorer(score: BLEUConfig | Scorer) -> Scorer:
-    """The scoring function of a paired test: BLEU for a config, else the function itself.
-
-    Example:
-        >>> as_scorer(BLEUConfig())(np.array([11, 11, 9, 7, 5, 3, 10, 8, 6, 4])).round(4).item()
-        83.7592
-    """
-    if isinstance(score, BLEUConfig):
-        return functools.partial(packed_bleu, config=score)
-    return score
 
 
 def exact_float_dtype(bound: float) -> type:
@@ -194,7 +158,7 @@ def randomization_swaps(
 
 def paired_bootstrap(
     packed: np.ndarray,
-    score: BLEUConfig | Scorer,
+    score: Scorer,
     n_samples: int = 1000,
     seed: int | None = 12345,
     chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
@@ -203,11 +167,10 @@ def paired_bootstrap(
     """Paired bootstrap resampling test of systems ``1..K-1`` against system 0.
 
     Args:
-        packed: ``(K, B, 2 + 2N)`` per-sentence statistics of ``K`` systems (see
-            :func:`~torch_bleu.statistics.pack_statistics`).
-        score: how to score summed statistics ``(..., 2 + 2N)``: a :class:`~torch_bleu.BLEUConfig`
-            (BLEU by :func:`packed_bleu`), or any function from such arrays to scores ``(...)``, so that
-            another metric's statistics get the same tests.
+        packed: ``(K, B, F)`` integer statistics of every sentence of ``K`` systems (for BLEU,
+            :func:`~torch_bleu.metrics.bleu.statistics.pack_statistics`).
+        score: the metric's score of summed statistics ``(..., F)``, a function vectorized over any
+            leading dimensions (for BLEU, :func:`~torch_bleu.metrics.bleu.command_line.packed_bleu`).
         n_samples: number of bootstrap resamples.
         seed: seed of NumPy's ``default_rng``; ``None`` draws fresh entropy.
         chunk_elements: resamples are processed ``chunk_elements // B`` at a time.
@@ -217,7 +180,6 @@ def paired_bootstrap(
     """
     packed = np.asarray(packed, dtype=np.int64)
     num_systems, num_sentences, width = packed.shape
-    scorer = as_scorer(score)
     _check_test(n_samples, num_systems, num_sentences, minimum_systems=1)
     # a resample sums B rows, so its sums are bounded by B times the largest entry
     dtype = exact_float_dtype(num_sentences * np.abs(packed).max())
@@ -229,12 +191,12 @@ def paired_bootstrap(
         flat = (indices + num_sentences * np.arange(rows).reshape(rows, 1)).reshape(-1)
         counts: np.ndarray = np.bincount(flat, minlength=rows * num_sentences)
         counts = counts.reshape(rows, num_sentences).astype(dtype)
-        samples.append(scorer((counts @ columns).reshape(rows, num_systems, width)))
+        samples.append(score((counts @ columns).reshape(rows, num_systems, width)))
         if progress is not None:
             progress(rows)
     scores_per_sample = np.concatenate(samples)  # (S, K)
 
-    scores = scorer(packed.sum(axis=1))
+    scores = score(packed.sum(axis=1))
     differences = np.abs(scores_per_sample - scores_per_sample[:, :1])
     centred = differences - differences.mean(axis=0)
     observed = np.abs(scores - scores[0])
@@ -244,7 +206,7 @@ def paired_bootstrap(
 
 def paired_approximate_randomization(
     packed: np.ndarray,
-    score: BLEUConfig | Scorer,
+    score: Scorer,
     n_samples: int = 10000,
     seed: int | None = 12345,
     chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
@@ -259,21 +221,20 @@ def paired_approximate_randomization(
     """
     packed = np.asarray(packed, dtype=np.int64)
     num_systems, num_sentences, width = packed.shape
-    scorer = as_scorer(score)
     _check_test(n_samples, num_systems, num_sentences, minimum_systems=2)
     gaps = packed[:1] - packed[1:]  # (K-1, B, D): baseline minus system, per sentence
     # a trial adds a subset of the gaps, so its sums are bounded by the sum of their sizes
     dtype = exact_float_dtype(np.abs(gaps).sum(axis=1).max())
     gap_columns = gaps.transpose(1, 0, 2).reshape(num_sentences, -1).astype(dtype)  # (B, (K-1)*D)
     totals = packed.sum(axis=1).astype(np.float64)  # (K, D)
-    scores = scorer(totals)
+    scores = score(totals)
     observed = np.abs(scores[1:] - scores[0])
 
     exceeding = np.zeros(num_systems - 1, dtype=np.int64)
     for swaps in randomization_swaps(num_sentences, n_samples, seed, chunk_elements):
         moved = (swaps.astype(dtype) @ gap_columns).reshape(-1, num_systems - 1, width).astype(np.float64)
-        shuffled_system = scorer(totals[1:] + moved)
-        shuffled_baseline = scorer(totals[:1] - moved)
+        shuffled_system = score(totals[1:] + moved)
+        shuffled_baseline = score(totals[:1] - moved)
         exceeding += count_exceeding(np.abs(shuffled_system - shuffled_baseline), observed)
         if progress is not None:
             progress(swaps.shape[0])

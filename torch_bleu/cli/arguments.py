@@ -6,25 +6,21 @@ import argparse
 import os
 import shutil
 
-from .. import __version__
-from ..chrf.config import CHRFConfig
-from ..config import BLEUConfig
-from ..text import TOKENIZERS, InputError
+from ..errors import InputError
+from ..metrics.command_line import CommandLineMetric
+from ..version import __version__
+from .metrics import METRICS
 
-SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 SAMPLE_DEFAULTS = {"bs": 1000, "ar": 10000}
-
-
 FORMATS = ("json", "text", "latex")
-#: The metrics of ``--metrics``.
-METRICS = ("bleu", "chrf")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """sacrebleu's options that concern BLEU on local files, plus ``--max-ngram-order`` and ``--device``."""
+    """sacrebleu's options for local files, each metric's own (``--max-ngram-order`` among BLEU's), and ``--device``."""
     parser = argparse.ArgumentParser(
         prog="torch-bleu",
-        description="BLEU as sacrebleu computes it, counted on a GPU with PyTorch or on the CPU with NumPy.\n"
+        description="BLEU and chrF as sacrebleu computes them, counted on a GPU with PyTorch or on the CPU "
+        "with NumPy.\n"
         "Example: torch-bleu ref.de -i system-a.de system-b.de --paired-bs",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -55,50 +51,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--metrics",
         "-m",
-        choices=METRICS,
+        choices=list(METRICS),
         nargs="+",
         default=["bleu"],
-        help="Metrics to compute (default: bleu); chrF counts with PyTorch.",
+        help="Metrics to compute (default: bleu).",
     )
     parser.add_argument(
         "--sentence-level", "-sl", action="store_true", help="Print the score of every sentence (first metric)."
     )
 
-    bleu = parser.add_argument_group("BLEU options")
-    bleu.add_argument(
-        "--smooth-method",
-        "-s",
-        choices=list(SMOOTH_DEFAULTS),
-        default="exp",
-        help="Smoothing method (default: %(default)s).",
-    )
-    bleu.add_argument(
-        "--smooth-value",
-        "-sv",
-        type=float,
-        default=None,
-        help="Smoothing value of floor (default 0.1) and add-k (default 1).",
-    )
-    bleu.add_argument(
-        "--tokenize", "-tok", choices=TOKENIZERS, default="13a", help="sacrebleu tokenizer (default: %(default)s)."
-    )
-    bleu.add_argument("--lowercase", "-lc", action="store_true", help="Case-insensitive BLEU.")
-    bleu.add_argument("--force", action="store_true", help="Do not warn about input that looks tokenized.")
-    bleu.add_argument("--max-ngram-order", type=int, default=4, help="Highest n-gram order (default: %(default)s).")
-
-    chrf = parser.add_argument_group("chrF options")
-    chrf.add_argument("--chrf-char-order", "-cc", type=int, default=6, help="Character n-gram order (default: 6).")
-    chrf.add_argument(
-        "--chrf-word-order", "-cw", type=int, default=0, help="Word n-gram order (default: 0; 2 is chrF++)."
-    )
-    chrf.add_argument("--chrf-beta", type=int, default=2, help="Recall's weight against precision (default: 2).")
-    chrf.add_argument("--chrf-whitespace", action="store_true", help="Keep whitespace in character n-grams.")
-    chrf.add_argument("--chrf-lowercase", action="store_true", help="Case-insensitive chrF.")
-    chrf.add_argument(
-        "--chrf-eps-smoothing",
-        action="store_true",
-        help="Smooth as chrF++.py, nltk and Moses do (not effective order).",
-    )
+    for metric in METRICS.values():
+        metric.add_arguments(parser)
 
     tests = parser.add_argument_group("Confidence intervals and paired significance tests")
     tests.add_argument(
@@ -181,8 +144,6 @@ def check_options(args: argparse.Namespace) -> None:
         raise InputError("-i/--input needs at least one hypothesis file")
     if args.num_refs < 1:
         raise InputError(f"--num-refs must be at least 1, got {args.num_refs}")
-    if args.max_ngram_order < 1:
-        raise InputError(f"--max-ngram-order must be at least 1, got {args.max_ngram_order}")
     if args.width < 0:
         raise InputError(f"--width must not be negative, got {args.width}")
     if args.paired_jobs < 0:
@@ -224,30 +185,15 @@ def _gpu_usable() -> bool:
     return torch.cuda.is_available()
 
 
-def bleu_config(args: argparse.Namespace) -> BLEUConfig:
-    try:
-        return BLEUConfig(
-            max_order=args.max_ngram_order,
-            smoothing=args.smooth_method,
-            smooth_value=args.smooth_value,
-            effective_order=args.sentence_level,
-        )
-    except (TypeError, ValueError) as error:
-        raise InputError(str(error)) from None
-
-
-def chrf_config(args: argparse.Namespace) -> CHRFConfig:
-    try:
-        return CHRFConfig(
-            char_order=args.chrf_char_order,
-            word_order=args.chrf_word_order,
-            beta=args.chrf_beta,
-            whitespace=args.chrf_whitespace,
-            eps_smoothing=args.chrf_eps_smoothing,
-            lowercase=args.chrf_lowercase,
-        )
-    except (TypeError, ValueError) as error:
-        raise InputError(str(error)) from None
+def metrics(args: argparse.Namespace) -> list[CommandLineMetric]:
+    """The metrics ``-m`` names, in the order given (sentence-level mode prints the first), with their options."""
+    chosen = []
+    for name in dict.fromkeys(args.metrics):
+        try:
+            chosen.append(METRICS[name].from_arguments(args))
+        except (TypeError, ValueError) as error:
+            raise InputError(str(error)) from None
+    return chosen
 
 
 def sacrebleu_seed() -> int | None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..text import InputError, decode_lines, read_lines, split_systems
+from ..errors import InputError
+from .files import decode_lines, read_lines, split_systems
 
 
 def read_systems(args: argparse.Namespace) -> tuple[list[str], list[list[str]]]:
@@ -47,13 +48,3 @@ def check_lengths(
                 raise InputError(
                     f"{name} has {len(system)} lines but the reference {reference_name} has {len(reference)}"
                 )
-
-
-def warn_if_tokenized(names: list[str], systems: list[list[str]]) -> None:
-    for name, system in zip(names, systems):
-        if sum(line.endswith(" .") for line in system) >= 100:
-            print(
-                f"torch-bleu: warning: {name}: 100 or more lines end in a tokenized period (' .'); "
-                "BLEU expects detokenized text (--force silences this)",
-                file=sys.stderr,
-            )

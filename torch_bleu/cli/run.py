@@ -11,7 +11,6 @@ from typing import Callable
 
 import numpy as np
 
-from ..config import BLEUConfig
 from ..significance import PairedResult, Scorer
 
 #: A paired test of :mod:`torch_bleu.significance`: (packed, scorer, n_samples, seed, progress=...) -> result.
@@ -20,10 +19,9 @@ PairedTest = Callable[..., PairedResult]
 
 @dataclass
 class Run:
-    """What every step of one invocation needs: the options, the BLEU flavour, the seed, the progress bar."""
+    """What every step of one invocation needs: the options, the seed, whether to show progress."""
 
     args: argparse.Namespace
-    config: BLEUConfig
     seed: int | None
     show_progress: bool
 

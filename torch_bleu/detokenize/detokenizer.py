@@ -11,15 +11,18 @@ reads its objects.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import torch
 from torch import Tensor
 
+from ..arrays import device_constant
 from .utf8 import INVALID_UTF8_RULES, RAW, SEPARATOR
 
 #: SentencePiece's word-boundary mark, decoded as a space.
@@ -27,7 +30,7 @@ SENTENCEPIECE_SPACE = "\u2581"
 #: Hugging Face decoders whose text this library reproduces.
 SUPPORTED_HF_DECODERS = ("ByteLevel",)
 #: What to do where decoding on ids is not exact.
-TEXT_INPUT_HINT = "decode the rows yourself and pass the strings with tokenize= instead"
+TEXT_INPUT_HINT = "decode the rows yourself and score the strings instead"
 
 
 def gpt2_byte_alphabet() -> dict[str, int]:
@@ -74,7 +77,6 @@ class Detokenizer:
     separators: frozenset[int] = frozenset()
     clean_up: bool = False
     kind: str = "custom"
-    _tables: dict[torch.device, tuple[Tensor, Tensor]] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.invalid_utf8 not in INVALID_UTF8_RULES:
@@ -90,26 +92,40 @@ class Detokenizer:
         """How many ids the vocabulary has (``0 .. vocab_size - 1``)."""
         return len(self.entries)
 
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """A digest of what the detokenizer decodes to (its entries, separators and rules): equal for
+        detokenizers that decode every row alike, whatever object holds them."""
+        digest = hashlib.blake2b(digest_size=16)
+        for entry in self.entries:
+            digest.update(len(entry).to_bytes(4, "little") + entry)
+        rules = (sorted(self.separators), self.invalid_utf8, self.clean_up)
+        digest.update(repr(rules).encode())
+        return digest.hexdigest()
+
     def tables(self, device: torch.device) -> tuple[Tensor, Tensor]:
         """``(entry_units, entry_lengths)`` on ``device``: ``(V, E)`` int32, zero-padded, and ``(V,)`` int64.
 
         An entry that is well-formed UTF-8 is held as its code points, another as raw bytes
         (``RAW + byte``, see :mod:`~torch_bleu.detokenize.utf8`), a separator as one
-        :data:`~torch_bleu.detokenize.utf8.SEPARATOR`.
+        :data:`~torch_bleu.detokenize.utf8.SEPARATOR`. Built once on the host, copied once per device.
         """
-        tables = self._tables.get(device)
-        if tables is None:
-            units = [_units(entry) for entry in self.entries]
-            for index in self.separators:
-                units[index] = [SEPARATOR]
-            data = np.zeros((self.vocab_size, max(map(len, units), default=1) or 1), dtype=np.int32)
-            for row, entry_units in zip(data, units):
-                row[: len(entry_units)] = entry_units
-            lengths = np.fromiter(map(len, units), dtype=np.int64, count=self.vocab_size)
-            tables = (torch.from_numpy(data).to(device), torch.from_numpy(lengths).to(device))
-            if not torch.compiler.is_compiling():
-                self._tables[device] = tables
-        return tables
+        units, lengths = self._host_tables
+        return (
+            device_constant(("detokenizer units", self.fingerprint), device, lambda: units),
+            device_constant(("detokenizer lengths", self.fingerprint), device, lambda: lengths),
+        )
+
+    @functools.cached_property
+    def _host_tables(self) -> tuple[np.ndarray, np.ndarray]:
+        units = [_units(entry) for entry in self.entries]
+        for index in self.separators:
+            units[index] = [SEPARATOR]
+        data = np.zeros((self.vocab_size, max(map(len, units), default=1) or 1), dtype=np.int32)
+        for row, entry_units in zip(data, units):
+            row[: len(entry_units)] = entry_units
+        lengths = np.fromiter(map(len, units), dtype=np.int64, count=self.vocab_size)
+        return data, lengths
 
     @classmethod
     def from_sentencepiece(cls, model: Any) -> Detokenizer:
@@ -120,8 +136,18 @@ class Detokenizer:
         it (`` ⁇ ``). Each run of byte pieces is decoded on its own, with one U+FFFD per byte outside a
         well-formed character. ``decode`` also drops the space that begins a row; no sacrebleu
         tokenizer reads leading whitespace, so that is left out.
+
+        Raises:
+            ValueError: for a model with denormalization rules (trained with
+                ``--denormalization_rule_tsv``), which ``decode`` applies to the text and this
+                detokenizer does not reproduce.
         """
         processor = _sentencepiece_processor(model)
+        if _has_denormalization_rules(processor.serialized_model_proto()):
+            raise ValueError(
+                "this SentencePiece model has denormalization rules, which decode() applies to the decoded text "
+                f"and which are not reproduced on ids: {TEXT_INPUT_HINT}"
+            )
         entries, separators = [], set()
         for index in range(processor.get_piece_size()):
             if processor.is_control(index):
@@ -179,6 +205,60 @@ def _units(entry: bytes) -> list[int]:
         return [ord(char) for char in entry.decode("utf-8")]
     except UnicodeDecodeError:
         return [RAW + byte for byte in entry]
+
+
+#: Fields of SentencePiece's ``ModelProto`` and ``NormalizerSpec`` (``sentencepiece_model.proto``).
+DENORMALIZER_SPEC_FIELD = 5
+PRECOMPILED_CHARSMAP_FIELD = 2
+
+
+def _has_denormalization_rules(model_proto: bytes) -> bool:
+    """Whether a serialized SentencePiece model has a denormalizer with rules (a non-empty charsmap)."""
+    for field, value in _protobuf_fields(model_proto):
+        if field == DENORMALIZER_SPEC_FIELD and isinstance(value, bytes):
+            return any(inner == PRECOMPILED_CHARSMAP_FIELD and bool(rules) for inner, rules in _protobuf_fields(value))
+    return False
+
+
+def _protobuf_fields(message: bytes) -> list[tuple[int, int | bytes]]:
+    """The top-level ``(field number, value)`` pairs of a serialized protocol buffer message (values of
+    length-delimited fields as bytes, of the others as integers), by the protocol's wire format.
+
+    Example:
+        >>> _protobuf_fields(bytes([0x08, 0x96, 0x01, 0x2A, 0x02, 0x61, 0x62]))
+        [(1, 150), (5, b'ab')]
+    """
+    fields: list[tuple[int, int | bytes]] = []
+    position = 0
+    while position < len(message):
+        key, position = _varint(message, position)
+        field, wire_type = key >> 3, key & 7
+        if wire_type == 0:
+            value, position = _varint(message, position)
+            fields.append((field, value))
+        elif wire_type == 2:
+            length, position = _varint(message, position)
+            fields.append((field, message[position : position + length]))
+            position += length
+        elif wire_type in (1, 5):  # fixed 64 or 32 bits
+            size = 8 if wire_type == 1 else 4
+            fields.append((field, int.from_bytes(message[position : position + size], "little")))
+            position += size
+        else:
+            raise ValueError(f"unexpected protocol buffer wire type {wire_type} in a SentencePiece model")
+    return fields
+
+
+def _varint(data: bytes, position: int) -> tuple[int, int]:
+    """The base-128 integer at ``position`` and the position after it."""
+    value, shift = 0, 0
+    while True:
+        byte = data[position]
+        position += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, position
+        shift += 7
 
 
 def _sentencepiece_processor(model: Any) -> Any:

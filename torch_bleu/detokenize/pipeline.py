@@ -7,8 +7,8 @@ The steps, each a module of this package:
    before it (:func:`row_units`);
 2. raw bytes to code points, with the decoder's rule for ill-formed UTF-8 (:mod:`.utf8`);
 3. transformers' clean-up of spaces, when the tokenizer has it (:func:`clean_up_tokenization`);
-4. sacrebleu's preprocessing and tokenizer on code points (:mod:`.sacrebleu_words`);
-5. exact word ids (:mod:`.word_ids`), which the n-gram engine counts like any ids.
+4. sacrebleu's preprocessing and tokenizer on code points (:mod:`torch_bleu.text.sacrebleu_words`);
+5. exact word ids (:mod:`torch_bleu.text.word_ids`), which the n-gram engine counts like any ids.
 
 Shapes follow from the input's shapes only: a row of ``L`` ids holds at most ``L x E`` units (``E``
 the longest entry), hence at most as many characters and words. On CPU, where reading a tensor
@@ -20,13 +20,12 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from ..config import BLEUConfig
 from ..engine.rows import StackedRows
-from .chars import PAD, replace_all, widths_from_data
+from ..text.code_points import PAD, replace_all, widths_from_data
+from ..text.sacrebleu_words import preprocess, word_starts
+from ..text.word_ids import WordRows, word_rows
 from .detokenizer import CLEAN_UP_REPLACEMENTS, Detokenizer
-from .sacrebleu_words import preprocess, word_starts
 from .utf8 import decode_units
-from .word_ids import WordRows, word_rows
 
 
 def check_ids(ids: Tensor, keep: Tensor, vocab_size: int) -> None:
@@ -116,16 +115,17 @@ def decoded_text(rows: StackedRows, reference_chars: Tensor | None, detokenizer:
     )
 
 
-def detokenized_rows(rows: StackedRows, reference_chars: Tensor | None, config: BLEUConfig) -> StackedRows:
+def detokenized_rows(
+    rows: StackedRows, reference_chars: Tensor | None, detokenizer: Detokenizer, tokenize: str
+) -> StackedRows:
     """Rows of subword ids (:func:`~torch_bleu.engine.rows.stack_rows`) as rows of the words of their text.
 
-    Each row is decoded by ``config.detokenizer`` (references given as strings are taken as they are,
-    see :func:`decoded_text`) and tokenized by sacrebleu's ``config.tokenize``.
+    Each row is decoded by ``detokenizer`` (references given as strings are taken as they are, see
+    :func:`decoded_text`) and tokenized by sacrebleu's tokenizer ``tokenize``.
     """
-    assert config.detokenizer is not None and config.tokenize is not None
     batch, sources = rows.tokens.shape[:2]
-    chars = decoded_text(rows, reference_chars, config.detokenizer)
-    words = words_of_text(chars.view(batch * sources, chars.shape[-1]), config.tokenize)
+    chars = decoded_text(rows, reference_chars, detokenizer)
+    words = words_of_text(chars.view(batch * sources, chars.shape[-1]), tokenize)
     ids, lengths = words.ids.view(batch, sources, words.ids.shape[-1]), words.lengths.view(batch, sources)
     kept = torch.arange(ids.shape[-1], device=ids.device) < lengths.unsqueeze(-1)
     return StackedRows(ids, kept, lengths, rows.hypotheses)

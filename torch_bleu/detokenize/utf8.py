@@ -21,10 +21,12 @@ Every decision looks at most three units back or ahead: a few elementwise operat
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 from torch import Tensor
 
-from .chars import PAD, lookup_table, pack_kept, shifted, widths_from_data
+from ..arrays import device_constant
+from ..text.code_points import PAD, kept_chars, shifted, widths_from_data
 
 #: The replacement character.
 REPLACEMENT = 0xFFFD
@@ -51,11 +53,12 @@ def _lead_table() -> list[int]:
     return table
 
 
-_LEAD_TABLE = _lead_table()
+_LEAD_TABLE = np.asarray(_lead_table(), dtype=np.int32)
 
 
 def _leads(data: Tensor) -> Tensor:
-    return lookup_table("utf-8 leads", _LEAD_TABLE, torch.int32, data.device)[(data + 1).long()]
+    table: Tensor = device_constant("utf-8 leads", data.device, lambda: _LEAD_TABLE)
+    return table[(data + 1).long()]
 
 
 def _continuation(values: Tensor) -> Tensor:
@@ -68,7 +71,7 @@ def decode_units(units: Tensor, rule: str) -> Tensor:
     A :data:`SEPARATOR` decodes to nothing, and no character spans it.
 
     Example:
-        >>> from .chars import strings_from_rows
+        >>> from ..text.code_points import strings_from_rows
         >>> def both_rules(units):
         ...     rows = torch.tensor([units], dtype=torch.int32)
         ...     return [strings_from_rows(decode_units(rows, rule))[0] for rule in INVALID_UTF8_RULES]
@@ -116,4 +119,4 @@ def _decode(units: Tensor, raw: Tensor, rule: str) -> Tensor:
     four = ((first & 0x07) << 18) | (low_bits[0] << 12) | (low_bits[1] << 6) | low_bits[2]
     code = torch.where(needs == 4, four, code)
     code = torch.where(valid, code, REPLACEMENT)
-    return pack_kept(torch.where(raw, code, units).to(torch.int32), starts)
+    return kept_chars(torch.where(raw, code, units).to(torch.int32), starts)

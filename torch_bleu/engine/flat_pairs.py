@@ -5,8 +5,8 @@ rows of all pairs lie end to end in one 1-D array, without padding: row ``2 p`` 
 of pair ``p`` and row ``2 p + 1`` its reference (a :class:`PairStream`). Slots that belong to no row
 (the unused tail of a stream whose size follows from shapes alone) carry row ``2 P``.
 
-1. **Digits.** Tokens arrive as dense ranks ``1..D`` over the stream (:func:`dense_ranks`, one
-   sort); a token's digit is its rank plus one. Past the end of a row the digit is an end mark,
+1. **Digits.** Tokens arrive as dense ranks ``1..D`` over the stream (:func:`~.keys.dense_ranks`,
+   one sort); a token's digit is its rank plus one. Past the end of a row the digit is an end mark,
    ``0`` in a hypothesis and ``1`` in a reference, so an n-gram that runs off the end of one side
    never equals an n-gram of the other.
 2. **Keys.** The window of tokens starting at each slot becomes one int64: the pair number, the
@@ -27,8 +27,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numpy as np
-
 from ..arrays import (
     Array,
     add_where_,
@@ -39,24 +37,20 @@ from ..arrays import (
     int64_like,
     is_tensor,
     running_max,
-    scatter_into,
     scatter_last,
     sizes_from_data,
 )
+from . import keys
 from .rowsort import sort_own, sort_with_order
 
-#: Bits a packed key may use (keys stay non-negative int64).
-KEY_BITS = 63
-KEY_MAX = (1 << KEY_BITS) - 1
-#: On the host, values below this are ranked through a table of the values present instead of a sort.
-TABLE_RANKS_MAX = 1 << 16
+KEY_MAX = (1 << 63) - 1  # above every key
 
 
 class PairStream(NamedTuple):
     """Tokens of hypothesis-reference pairs, rows end to end.
 
     Attributes:
-        ranks: ``(N,)`` int64 dense ranks ``1..D`` of the tokens (:func:`dense_ranks`).
+        ranks: ``(N,)`` int64 dense ranks ``1..D`` of the tokens (:func:`~.keys.dense_ranks`).
         rows: ``(N,)`` int64 row of each slot, non-decreasing except for unused slots: ``2 p`` for
             the hypothesis of pair ``p``, ``2 p + 1`` for its reference, ``2 P`` for a slot in no row.
         pairs: ``P``.
@@ -69,68 +63,13 @@ class PairStream(NamedTuple):
     distinct: int
 
 
-def dense_ranks(values: Array, valid: Array) -> tuple[Array, int]:
-    """The rank ``1, 2, ...`` of each valid value among the distinct valid values (0 elsewhere), and a
-    bound on the number of distinct values: the exact one where sizes may follow the data.
-
-    Values are non-negative.
-
-    Example:
-        >>> import numpy as np
-        >>> dense_ranks(np.array([30, 10, 30, 99]), np.array([True, True, True, False]))
-        (array([2, 1, 2, 0]), 2)
-    """
-    xp = array_namespace(values)
-    if values.shape[0] == 0:
-        return full_like_shape(values, (0,), 0, xp.int64), 0
-    keyed = xp.where(valid, values, -1)  # invalid slots sort first and keep rank 0
-    if not is_tensor(values):
-        largest = int(keyed.max())
-        if largest < TABLE_RANKS_MAX:  # small values (code points): a table of the values present, no sort
-            present = np.zeros(largest + 2, dtype=np.int64)
-            present[keyed + 1] = 1
-            present[0] = 0
-            table = present.cumsum()
-            return table[keyed + 1], int(table[-1])
-    sorted_values, order = sort_with_order(keyed)
-    new = full_like_shape(values, values.shape, 0, xp.int64)
-    new[:1] = sorted_values[:1] >= 0
-    new[1:] = sorted_values[1:] != sorted_values[:-1]
-    sorted_ranks = cumsum_(new)
-    ranks = scatter_last(sorted_ranks, order)
-    distinct = int(sorted_ranks[-1]) if sizes_from_data(values) else values.shape[0]
-    return ranks, distinct
-
-
-def kept(keep: Array, size: int, *columns: tuple[Array, int]) -> list[Array]:
-    """Each 1-D column's entries where ``keep`` holds, packed to the front of ``size`` slots (then the
-    column's filler); ``size`` is :func:`kept_size`, so NumPy arrays, whose sizes follow the data, need no filler.
-
-    Example:
-        >>> import torch
-        >>> kept(torch.tensor([True, False, True]), 3, (torch.tensor([5, 6, 7]), -1))[0].tolist()
-        [5, 7, -1]
-    """
-    if not is_tensor(keep):
-        where = np.flatnonzero(keep)
-        return [values.take(where) for values, _ in columns]
-    slots = array_namespace(keep).where(keep, keep.cumsum(axis=-1) - 1, size)  # dropped entries: slot `size`
-    return [
-        scatter_into(full_like_shape(values, (size + 1,), filler), slots, values)[:size] for values, filler in columns
-    ]
-
-
-def kept_size(keep: Array) -> int:
-    """How many slots the kept entries of ``keep`` need: their number where sizes may follow the data."""
-    return int(keep.sum()) if sizes_from_data(keep) else keep.shape[0]
-
-
 def pair_matches(stream: PairStream, max_order: int) -> Array:
     """``(P, max_order)`` int64 clipped matches of each pair's hypothesis n-grams in its reference.
 
     Example:
         >>> import numpy as np
-        >>> ranks, distinct = dense_ranks(np.array([1, 2, 2, 1, 2, 2, 2]), np.ones(7, dtype=bool))
+        >>> from .keys import dense_ranks
+        >>> ranks, distinct = dense_ranks(np.array([1, 2, 2, 1, 2, 2, 2]))
         >>> rows = np.array([0, 0, 0, 1, 1, 1, 1])  # hypothesis "a b b", reference "a b b b"
         >>> pair_matches(PairStream(ranks, rows, pairs=1, distinct=distinct), 3).tolist()
         [[3, 2, 1]]
@@ -150,7 +89,7 @@ def pair_matches(stream: PairStream, max_order: int) -> Array:
     counted = 0
     head, head_bits, head_order = digits, digit_bits, 1  # head: a number standing for the head_order-gram
     while counted < max_order:
-        room = KEY_BITS - pair_bits - 1 - head_bits
+        room = keys.KEY_BITS - pair_bits - 1 - head_bits
         extra = min(room // digit_bits, max_order - head_order)
         if extra < 1 and head_order < max_order:
             raise ValueError(f"streams too long for exact int64 n-gram keys ({slots} slots); split them")

@@ -14,8 +14,8 @@ hypothesis per sentence only.
 
 from __future__ import annotations
 
-from ..arrays import Array, arange_like, array_namespace, full_like_shape
-from .rows import StackedRows, compact
+from ..arrays import Array, arange_like, array_namespace, pack_kept
+from .rows import StackedRows
 
 
 def pairwise_matches(rows: StackedRows, max_order: int) -> Array:
@@ -29,8 +29,7 @@ def pairwise_matches(rows: StackedRows, max_order: int) -> Array:
     """
     xp = array_namespace(rows.tokens)
     _batch, sources, width = rows.tokens.shape
-    kept_first = compact(rows.tokens, rows.keep, full_like_shape(rows.tokens, (), 0), width + 1)
-    tokens = kept_first[..., :width]
+    (tokens,) = pack_kept(rows.keep, width, (rows.tokens, 0))
     position = arange_like(width, tokens)
     inside = position < rows.lengths[..., None]  # (B, S, L)
 

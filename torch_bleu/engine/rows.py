@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ..arrays import Array, arange_like, array_namespace, broadcast_copy, full_like_shape, scatter_into
+from ..arrays import Array, arange_like, array_namespace, full_like_shape
 
 
 class StackedRows(NamedTuple):
@@ -83,23 +83,3 @@ def stack_rows(
     if keep is None:
         return StackedRows(tokens, None, full_like_shape(preds, (batch, num_refs + 1), width))
     return StackedRows(tokens, keep, keep.sum(axis=-1))
-
-
-def compact(values: Array, keep: Array | None, filler: Array, width: int) -> Array:
-    """Pack the kept entries of ``values`` ``(..., L)`` to the front of rows of ``width`` slots.
-
-    The slots after a row's kept entries hold ``filler`` (broadcast against the rows), except slot
-    ``width - 1``, where the dropped entries go: callers choose ``width`` so that they never read it.
-
-    Example:
-        >>> import numpy as np
-        >>> keep = np.array([[True, False, True]])
-        >>> compact(np.array([[5, 6, 7]]), keep, np.array(-1), width=5).tolist()
-        [[5, 7, -1, -1, 6]]
-    """
-    packed = broadcast_copy(filler, (*values.shape[:-1], width))
-    if keep is None:
-        packed[..., : values.shape[-1]] = values
-        return packed
-    slots = array_namespace(keep).where(keep, keep.cumsum(axis=-1) - 1, width - 1)
-    return scatter_into(packed, slots, values)

@@ -38,14 +38,14 @@ from ..arrays import (
     cumsum_,
     empty_like_shape,
     int64_like,
+    pack_kept,
     scatter_last,
     shifted_sum,
 )
-from .rows import StackedRows, compact
+from . import keys
+from .rows import StackedRows
 from .rowsort import sort_values, sort_with_order
 
-#: Bits a packed key may use (keys stay non-negative int64).
-KEY_BITS = 63
 #: Bits of the int32 counters that count a group's windows, one bit field per row.
 COUNTER_BITS = 31
 
@@ -73,7 +73,7 @@ def key_layout(slots: int, sources: int) -> KeyLayout:
     """
     digit_bits = (slots + 1).bit_length()
     source_bits = (sources - 1).bit_length()
-    digits_per_key = (KEY_BITS - source_bits) // digit_bits
+    digits_per_key = (keys.KEY_BITS - source_bits) // digit_bits
     if digits_per_key < 2:
         raise ValueError(f"rows too long for exact int64 n-gram keys ({slots} token slots per sentence); split them")
     return KeyLayout(digit_bits, source_bits, digits_per_key)
@@ -157,13 +157,10 @@ def sorted_key_matches(rows: StackedRows, max_order: int) -> Array:
     source = int64_like(tuple((row,) for row in range(sources)), tokens)  # (S, 1)
     end_marks = int64_like(tuple((int(row >= rows.hypotheses),) for row in range(sources)), tokens)
 
-    sorted_tokens, token_order = sort_with_order(tokens.reshape(batch, slots))
-    sorted_ranks = xp.empty_like(token_order)  # 2 for the smallest id, +1 at each new id
-    sorted_ranks[:, :1] = 2
-    sorted_ranks[:, 1:] = sorted_tokens[:, 1:] != sorted_tokens[:, :-1]
-    ranks = scatter_last(cumsum_(sorted_ranks), token_order).reshape(tokens.shape)
-    # the kept tokens' digits, then end marks; one more slot takes the dropped tokens, out of reach
-    digits = compact(ranks, rows.keep, end_marks, width + max_order)
+    token_ranks = keys.dense_ranks(tokens.reshape(batch, slots))[0].reshape(tokens.shape)
+    token_ranks += 1  # digits from 2: 0 and 1 are the end marks
+    # the kept tokens' digits, then end marks, far enough for the windows at every slot
+    (digits,) = pack_kept(rows.keep, width + max_order, (token_ranks, end_marks))
 
     matches: list[Array] = []
     counted = 0

@@ -1,0 +1,100 @@
+"""The batch every input becomes: padded int64 rows of ids, which references count, and how long each row is.
+
+Ragged rows are padded on the way in, in one vectorized scatter, and their lengths go with them
+(:attr:`TokenBatch.row_lengths`): the engine keeps what lies within a row's length, so any int64 id is
+a token, and no padding id has to be found in the data.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import torch
+from torch import Tensor
+
+
+class WrongKind(TypeError):
+    """Input of another kind than the one expected: text where ids go, or ids where text goes.
+
+    The public input functions add the metric's advice (:meth:`with_hint`), since what to do instead
+    depends on the metric and its options.
+    """
+
+    def with_hint(self, hint: str) -> TypeError:
+        """The error with ``hint`` (what to pass instead) after its message."""
+        return TypeError(f"{self}: {hint}" if hint else str(self))
+
+
+class TokenBatch(NamedTuple):
+    """A validated batch: ``preds`` ``(B, Lp)`` and ``target`` ``(B, R, Lt)``, both int64.
+
+    ``ref_present`` ``(B, R)`` marks the real references when the input said so explicitly (ragged
+    ``target``); ``None`` means "a reference row with no token left is absent". ``row_lengths``
+    ``(B, 1 + R)`` are the lengths of the hypothesis and reference rows when some were ragged
+    (``None`` for padded tensors, whose rows span their width). ``reference_chars`` ``(B, R, W)`` holds
+    the code points of references given as strings beside subword ids (``target`` then has width 0).
+    """
+
+    preds: Tensor
+    target: Tensor
+    ref_present: Tensor | None = None
+    row_lengths: Tensor | None = None
+    reference_chars: Tensor | None = None
+
+    def references_present(self, ref_len: Tensor) -> Tensor | None:
+        """``(B, R)`` bool: the references that count, given their kept lengths ``ref_len`` ``(B, R)``.
+
+        A ragged ``target`` said which exist. In a padded one a single reference always counts, even
+        when empty (``None``); of several, those with a token left after dropping the ignored ids,
+        and when none has, the first, as one empty reference.
+        """
+        if self.ref_present is not None:
+            return self.ref_present
+        if ref_len.shape[-1] == 1:
+            return None
+        present = ref_len > 0
+        present[..., :1] |= ~present.any(-1, keepdim=True)
+        return present
+
+
+def pad_rows(flat: Tensor, lengths: list[int], slots: list[int], shape: tuple[int, ...]) -> Tensor:
+    """Scatter ragged rows (concatenated in ``flat``) into slot ``slots[i]`` of a zero-padded ``shape`` tensor.
+
+    Example:
+        >>> pad_rows(torch.tensor([5, 6, 7]), [2, 0, 1], [0, 1, 2], (3, 2)).tolist()
+        [[5, 6], [0, 0], [7, 0]]
+    """
+    rows, width = math.prod(shape[:-1]), shape[-1]
+    padded = flat.new_zeros((rows, width))
+    if flat.numel():
+        device = flat.device
+        row_ends = torch.tensor(lengths, dtype=torch.int64, device=device).cumsum(0)
+        position = torch.arange(flat.numel(), device=device)
+        row = torch.searchsorted(row_ends, position, right=True)  # the row each token belongs to
+        column = position - (row_ends - torch.tensor(lengths, device=device))[row]
+        padded[torch.tensor(slots, dtype=torch.int64, device=device)[row], column] = flat
+    return padded.view(shape)
+
+
+def lengths_tensor(lengths: list[list[int]], batch: int, num_refs: int, device: torch.device) -> Tensor:
+    """Row lengths ``(B, 1 + R)`` as an int64 tensor on ``device``."""
+    return torch.tensor(lengths, dtype=torch.int64, device=device).view(batch, 1 + num_refs)
+
+
+def with_ragged_references(
+    padded_preds: Tensor, pred_lengths: list[int], ref_tokens: Tensor, ref_lengths: list[int], counts: list[int]
+) -> TokenBatch:
+    """The batch of padded hypotheses and ragged references (concatenated in ``ref_tokens``), ``counts[i]`` of them
+    for hypothesis ``i``."""
+    batch, device = len(counts), padded_preds.device
+    num_refs = max(counts, default=0)
+    slots = [sentence * num_refs + index for sentence, count in enumerate(counts) for index in range(count)]
+    shape = (batch, num_refs, max(ref_lengths, default=0))
+    padded_target = pad_rows(ref_tokens, ref_lengths, slots, shape)
+    ref_present = torch.arange(num_refs, device=device) < torch.tensor(counts, device=device).unsqueeze(-1)
+    lengths_by_slot = [0] * (batch * num_refs)
+    for slot, length in zip(slots, ref_lengths):
+        lengths_by_slot[slot] = length
+    row_lengths = [[pred_lengths[row], *lengths_by_slot[row * num_refs : (row + 1) * num_refs]] for row in range(batch)]
+    return TokenBatch(padded_preds, padded_target, ref_present, lengths_tensor(row_lengths, batch, num_refs, device))

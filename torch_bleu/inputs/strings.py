@@ -1,0 +1,126 @@
+"""Text as input: one string per hypothesis and, per hypothesis, its reference string or a list of its
+references (as sacrebleu's ``sentence_score``, torchmetrics' ``SacreBLEUScore`` and Hugging Face's
+``sacrebleu`` take them); and subword ids whose references are the original strings.
+
+Errors here name no metric: the public functions add the metric's advice (``hint``) to an error about
+input of the wrong kind.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import torch
+import torch.nn.functional as F
+
+from ..text.code_points import ragged_rows
+from ..text.vocabulary import Vocabulary
+from .batch import TokenBatch, WrongKind, pad_rows, with_ragged_references
+from .ids import SEQUENCES, token_batch
+
+
+def sentences(preds: object, target: object, hint: str = "") -> tuple[list[str], list[list[str]]]:
+    """The hypothesis strings and, per hypothesis, the list of its reference strings, checked.
+
+    Example:
+        >>> sentences(["a b", "c"], ["a b", ["c", "d"]])
+        (['a b', 'c'], [['a b'], ['c', 'd']])
+        >>> sentences([[1, 2]], ["a"], hint="pass detokenizer=")
+        Traceback (most recent call last):
+        ...
+        TypeError: preds[0] must be a string, got list: pass detokenizer=
+    """
+    try:
+        hypotheses = _strings(preds, "preds")
+        return hypotheses, reference_strings(target, len(hypotheses))
+    except WrongKind as error:
+        raise error.with_hint(hint) from None
+
+
+def reference_strings(target: object, batch: int) -> list[list[str]]:
+    """Per hypothesis, its list of reference strings (a lone string is a list of one)."""
+    if isinstance(target, str) or not isinstance(target, SEQUENCES):
+        raise _wrong(f"target must be a list of strings or of lists of strings, got {type(target).__name__}", target)
+    references = [
+        [entry] if isinstance(entry, str) else _strings(entry, f"target[{index}]") for index, entry in enumerate(target)
+    ]
+    if len(references) != batch:
+        raise ValueError(f"preds and target batch sizes differ: {batch} != {len(references)}")
+    if any(not refs for refs in references):
+        raise ValueError("every hypothesis needs at least one reference (it may be empty: [''])")
+    return references
+
+
+def _strings(values: object, name: str) -> list[str]:
+    if isinstance(values, str) or not isinstance(values, SEQUENCES):
+        raise _wrong(f"{name} must be a list of strings, got {type(values).__name__}", values)
+    for index, value in enumerate(values):
+        if not isinstance(value, str):
+            raise _wrong(f"{name}[{index}] must be a string, got {type(value).__name__}", value)
+    return list(values)
+
+
+def _wrong(message: str, value: object) -> TypeError:
+    """A :class:`WrongKind` where ``value`` holds what looks like ids, else a plain ``TypeError``."""
+    looks_like_ids = isinstance(value, (int, torch.Tensor, *SEQUENCES)) and not isinstance(value, bool)
+    return WrongKind(message) if looks_like_ids else TypeError(message)
+
+
+def words_batch(
+    preds: object, target: object, words: Callable[[str], list[str]], device: torch.device, hint: str = ""
+) -> TokenBatch:
+    """Strings split into words by ``words`` (a tokenizer), the words numbered, as a batch of ids on ``device``.
+
+    Words get ids in order of appearance within the batch, which is all counting needs.
+
+    Example:
+        >>> batch = words_batch(["the cat sat"], [["the cat sat", "a cat sat"]], str.split, torch.device("cpu"))
+        >>> batch.preds.tolist(), batch.target.tolist()
+        ([[0, 1, 2]], [[[0, 1, 2], [3, 1, 2]]])
+    """
+    hypotheses, references = sentences(preds, target, hint)
+    vocabulary = Vocabulary()
+    hyp_ids = vocabulary.encode(map(words, hypotheses))
+    ref_ids = vocabulary.encode(words(ref) for refs in references for ref in refs)
+    pred_lengths = hyp_ids.lengths.tolist()
+    preds_shape = (len(hypotheses), max(pred_lengths, default=0))
+    padded_preds = pad_rows(
+        torch.from_numpy(hyp_ids.ids).to(device), pred_lengths, list(range(len(hypotheses))), preds_shape
+    )
+    ref_tokens = torch.from_numpy(ref_ids.ids).to(device)
+    return with_ragged_references(
+        padded_preds, pred_lengths, ref_tokens, ref_ids.lengths.tolist(), [len(refs) for refs in references]
+    )
+
+
+def subword_batch(preds: Any, target: Any, hint: str = "") -> TokenBatch:
+    """Subword ids to decode: ``preds`` as :func:`~.ids.token_batch` takes them, ``target`` ids too, or strings.
+
+    Reference strings (the original text, or what ``decode`` gave) become code points in
+    ``reference_chars`` on the hypotheses' device; ``target`` is then an empty ``(B, R, 0)`` tensor
+    and ``ref_present`` says how many references each hypothesis has.
+
+    Example:
+        >>> batch = subword_batch(torch.tensor([[5, 6]]), [["ab", "c"]])
+        >>> tuple(batch.target.shape), batch.ref_present.tolist(), batch.reference_chars.tolist()
+        ((1, 2, 0), [[True, True]], [[[97, 98], [99, -1]]])
+    """
+    if isinstance(preds, str) or (isinstance(preds, SEQUENCES) and preds and isinstance(preds[0], str)):
+        raise WrongKind("preds holds strings, not subword ids").with_hint(hint)
+    if not _holds_strings(target):
+        return token_batch(preds, target, hint)
+    batch = token_batch(preds, [[[]] for _ in range(len(preds))], hint)
+    chars, ref_present = ragged_rows(reference_strings(target, batch.preds.shape[0]), batch.preds.device)
+    num_refs = chars.shape[1]
+    target_ids = batch.preds.new_zeros((chars.shape[0], num_refs, 0))
+    assert batch.row_lengths is not None  # a ragged target gives the batch its row lengths
+    row_lengths = F.pad(batch.row_lengths[:, :1], (0, num_refs))  # the references hold no ids
+    return TokenBatch(batch.preds, target_ids, ref_present, row_lengths, chars)
+
+
+def _holds_strings(target: object) -> bool:
+    """Whether ``target`` is a list of reference strings (or of lists of them)."""
+    if not isinstance(target, SEQUENCES) or not target:
+        return False
+    first = target[0]
+    return isinstance(first, str) or (isinstance(first, SEQUENCES) and bool(first) and isinstance(first[0], str))

@@ -1,0 +1,149 @@
+"""BLEU on the command line: sacrebleu's BLEU options, corpora counted as numbered words, sacrebleu's output."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from ...text.tokenizers import TOKENIZERS, load_tokenizer, tokenizer_signature
+from ...text.vocabulary import TokenStream, Vocabulary
+from ..command_line import CommandLineMetric, Progress
+from .config import DEFAULT_SMOOTH_VALUES, SACREBLEU_SMOOTHING, BLEUConfig
+from .corpus import SYSTEMS_PER_BLOCK, corpus_statistics
+from .score import bleu_parts
+
+if TYPE_CHECKING:
+    from sacrebleu.metrics.base import Score
+
+#: Lines ending in a tokenized period that make a system look tokenized (sacrebleu's threshold).
+TOKENIZED_LINES = 100
+
+
+def packed_bleu(packed: np.ndarray, config: BLEUConfig) -> np.ndarray:
+    """BLEU (0..100, float64) of summed packed statistics ``(..., 2 + 2N)`` (:func:`~.statistics.pack_statistics`),
+    by sacrebleu's rules: the scorer of the metric and the functions, :func:`~.score.bleu_parts`.
+
+    Example:
+        >>> round(packed_bleu(np.array([11, 11, 9, 7, 5, 3, 10, 8, 6, 4]), BLEUConfig()).item(), 8)
+        83.75922397
+    """
+    if config.convention != "sacrebleu":
+        raise ValueError("packed statistics are scored by sacrebleu's convention; use convention='sacrebleu'")
+    order = config.orders
+    packed = np.asarray(packed, dtype=np.float64)
+    matches, totals = packed[..., 2 : 2 + order], packed[..., 2 + order :]
+    scores: np.ndarray = bleu_parts(matches, totals, packed[..., 0], packed[..., 1], config, percent=True).score
+    return scores
+
+
+class BLEUCommand(CommandLineMetric):
+    """``-m bleu``: sacrebleu's BLEU, its text tokenized once and its words numbered for the engine."""
+
+    name = "bleu"
+    title = "BLEU"
+    #: The engine's clipping reads every row of a sentence once per row, so its cost grows with the
+    #: square of the rows: four systems per block count the 16 WMT17 systems fastest.
+    systems_per_task = SYSTEMS_PER_BLOCK
+    signature_fields: ClassVar[dict[str, str]] = {"case": "c", "eff": "e", "tok": "tok", "smooth": "s", "ngram": "n"}
+
+    def __init__(self, config: BLEUConfig, force: bool = False) -> None:
+        self.config = config
+        self.force = force
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        bleu = parser.add_argument_group("BLEU options")
+        bleu.add_argument(
+            "--smooth-method",
+            "-s",
+            choices=SACREBLEU_SMOOTHING,
+            default="exp",
+            help="Smoothing method (default: %(default)s).",
+        )
+        bleu.add_argument(
+            "--smooth-value",
+            "-sv",
+            type=float,
+            default=None,
+            help="Smoothing value of floor (default 0.1) and add-k (default 1).",
+        )
+        bleu.add_argument(
+            "--tokenize", "-tok", choices=TOKENIZERS, default="13a", help="sacrebleu tokenizer (default: %(default)s)."
+        )
+        bleu.add_argument("--lowercase", "-lc", action="store_true", help="Case-insensitive BLEU.")
+        bleu.add_argument("--force", action="store_true", help="Do not warn about input that looks tokenized.")
+        bleu.add_argument("--max-ngram-order", type=int, default=4, help="Highest n-gram order (default: %(default)s).")
+
+    @classmethod
+    def from_arguments(cls, args: argparse.Namespace) -> BLEUCommand:
+        if args.max_ngram_order < 1:
+            raise ValueError(f"--max-ngram-order must be at least 1, got {args.max_ngram_order}")
+        config = BLEUConfig(
+            max_order=args.max_ngram_order,
+            smoothing=args.smooth_method,
+            smooth_value=args.smooth_value,
+            effective_order=args.sentence_level,
+            tokenize=args.tokenize,
+            lowercase=args.lowercase,
+        )
+        return cls(config, args.force)
+
+    def encode(
+        self, systems: list[list[str]], references: list[list[str]], names: Sequence[str] = ()
+    ) -> tuple[list[TokenStream], list[TokenStream]]:
+        """Every line tokenized by sacrebleu's tokenizer once, and the words of all of them numbered alike."""
+        if not self.force:
+            _warn_if_tokenized(names, systems)
+        assert self.config.tokenize is not None  # the command line scores text
+        words = load_tokenizer(self.config.tokenize, self.config.lowercase)
+        vocabulary = Vocabulary()
+        reference_ids = [vocabulary.encode(map(words, stream)) for stream in references]
+        return [vocabulary.encode(map(words, system)) for system in systems], reference_ids
+
+    def count(
+        self, systems: Sequence[Any], references: Any, device: str | None, progress: Progress = None
+    ) -> np.ndarray:
+        return corpus_statistics(systems, references, self.config.orders, device, progress=progress)
+
+    def score(self, summed: np.ndarray) -> np.ndarray:
+        return packed_bleu(summed, self.config)
+
+    def sacrebleu_scores(self, summed: np.ndarray) -> list[Score]:
+        from sacrebleu.metrics.bleu import BLEUScore
+
+        order = self.config.orders
+        rows = np.asarray(summed, dtype=np.int64).reshape(-1, summed.shape[-1])
+        matches, totals = rows[:, 2 : 2 + order], rows[:, 2 + order :]
+        parts = bleu_parts(matches, totals, rows[:, 0], rows[:, 1], self.config, percent=True)
+        columns = (parts.score, matches, totals, parts.precisions, parts.brevity_penalty, rows[:, 0], rows[:, 1])
+        return [BLEUScore(*values) for values in zip(*(column.tolist() for column in columns))]
+
+    def signature(self) -> dict[str, str]:
+        config = self.config
+        smooth = config.smoothing
+        if smooth in DEFAULT_SMOOTH_VALUES:  # methods with a constant name it, as sacrebleu does
+            smooth += f"[{config.constant:.2f}]"
+        assert config.tokenize is not None  # the command line scores text
+        fields = {
+            "case": "lc" if config.lowercase else "mixed",
+            "eff": "yes" if config.effective_order else "no",
+            "tok": tokenizer_signature(config.tokenize),
+            "smooth": smooth,
+        }
+        if config.orders != 4:
+            fields["ngram"] = str(config.orders)
+        return fields
+
+
+def _warn_if_tokenized(names: Sequence[str], systems: list[list[str]]) -> None:
+    for name, system in zip(names, systems):
+        if sum(line.endswith(" .") for line in system) >= TOKENIZED_LINES:
+            print(
+                f"torch-bleu: warning: {name}: 100 or more lines end in a tokenized period (' .'); "
+                "BLEU expects detokenized text (--force silences this)",
+                file=sys.stderr,
+            )

@@ -1,0 +1,324 @@
+"""BLEU's options, declared and checked once for the functions, the metric and the command line.
+
+Every public entry point builds one :class:`BLEUConfig` from its keyword arguments, so a bad option is
+rejected with the same message wherever it is passed, before any statistic is touched.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from ...options import check_choice, check_flag, check_ignore_ids, check_whole
+from ...text.tokenizers import TOKENIZERS, TOKENIZERS_ON_CODE_POINTS
+from ..config import MetricConfig, check_detokenizer
+
+if TYPE_CHECKING:
+    from ...detokenize.detokenizer import Detokenizer
+
+SACREBLEU_SMOOTHING = ("none", "floor", "add-k", "exp")
+NLTK_SMOOTHING = tuple(f"method{i}" for i in range(8))
+CONVENTIONS = ("sacrebleu", "nltk")
+DEFAULT_MAX_ORDER = 4
+REF_LENGTH_RULES = ("closest", "shortest")
+
+#: Smoothing names each convention accepts (``"none"`` is nltk's ``method0`` under ``convention="nltk"``).
+SMOOTHING_BY_CONVENTION = {"sacrebleu": SACREBLEU_SMOOTHING, "nltk": ("none", *NLTK_SMOOTHING)}
+
+#: nltk's name for each sacrebleu smoothing, for error messages that point the way.
+NLTK_NAME_OF = {"floor": "method1", "add-k": "method2", "exp": "method3"}
+
+#: Default ``smooth_value`` per smoothing method, as in sacrebleu (``floor``, ``add-k``) and nltk
+#: (``method1``'s epsilon, ``method4``'s and ``method7``'s k, ``method6``'s alpha).
+DEFAULT_SMOOTH_VALUES = {"floor": 0.1, "add-k": 1.0, "method1": 0.1, "method4": 5.0, "method6": 5.0, "method7": 5.0}
+
+#: nltk methods whose constant must be positive: nltk divides by k (method4, method7) and by
+#: ``l + alpha`` (method6), where ``l`` is 0 for a hypothesis without n-grams of that order.
+POSITIVE_SMOOTH_VALUES = ("method4", "method6", "method7")
+
+#: nltk methods that read the 5-gram precision whatever ``max_order`` is (``SmoothingFunction.method5``).
+FIVE_GRAM_METHODS = ("method5", "method7")
+
+#: nltk methods whose ``corpus_bleu`` reads the last sentence of the corpus only.
+SENTENCE_ONLY_METHODS = ("method5", "method6", "method7")
+
+
+#: What to do with text given where ids are expected.
+TEXT_HINT = (
+    "to score strings, pass tokenize='13a' (or another of sacrebleu's tokenizers), and torch_bleu tokenizes "
+    "them as sacrebleu does; or map text to ids with your own tokenizer first"
+)
+
+#: What to do where BLEU of decoded ids is not exact.
+DECODE_HINT = "decode the rows yourself and pass the strings with tokenize= instead"
+
+#: Option names of other BLEU libraries, each with what to pass here instead.
+FOREIGN_OPTIONS = {
+    "n_gram": "torchmetrics' n_gram is max_order here",
+    "max_ngram_order": "sacrebleu's max_ngram_order is max_order here",
+    "smooth": "torchmetrics' smooth=True adds one to every order; the closest here is smoothing='add-k'",
+    "smooth_method": "sacrebleu's smooth_method is smoothing here ('none', 'floor', 'add-k' or 'exp')",
+    "smoothing_function": (
+        "nltk's smoothing_function=SmoothingFunction().methodN is convention='nltk', smoothing='methodN' here"
+    ),
+    "auto_reweigh": "nltk's auto_reweigh is not supported; pass the weights of the orders you want",
+}
+
+
+@dataclass(frozen=True)
+class BLEUConfig(MetricConfig):
+    """The options that define one flavour of BLEU.
+
+    Args:
+        max_order: highest n-gram order ``N`` (sacrebleu's ``max_ngram_order``, torchmetrics' ``n_gram``).
+            ``None`` (the default) takes the number of ``weights`` when they are given, as nltk does
+            (``weights=(0.5, 0.5)`` is BLEU-2), else 4.
+        weights: one non-negative weight per order; ``None`` means uniform ``1/N``. They need not sum to 1.
+        smoothing: ``"none"``, ``"floor"``, ``"add-k"``, ``"exp"`` (sacrebleu), or, with
+            ``convention="nltk"``, ``"method0"`` ... ``"method7"`` (nltk's ``SmoothingFunction``; there
+            ``"none"`` means ``"method0"``).
+        smooth_value: the smoothing constant: sacrebleu's floor value or k, nltk's epsilon
+            (``method1``), k (``method4``, ``method7``, must be > 0) or alpha (``method6``, must be > 0).
+            ``None`` takes the library default. nltk methods without a constant reject one.
+        effective_order: average only over the orders the hypothesis has n-grams for (sacrebleu only;
+            nltk's denominators are never 0, so the nltk convention has no such option).
+        ignore_ids: token ids (PAD, BOS, EOS, ...) dropped from every row before n-grams are formed.
+        ref_length: ``"closest"`` reference length (ties go to the shorter one) or ``"shortest"``.
+        convention: ``"sacrebleu"`` or ``"nltk"``; decides the per-sentence denominators and edge rules.
+        tokenize: ``None`` (the default) to score token ids; or the name of one of sacrebleu's
+            tokenizers (``"13a"``, ``"intl"``, ``"zh"``, ``"char"``, ``"none"``, and ``"ja-mecab"`` /
+            ``"ko-mecab"`` with sacrebleu's extras) to score strings, tokenized as sacrebleu does.
+        lowercase: lowercase strings before tokenizing them (sacrebleu's ``lowercase``); text only.
+        detokenizer: a :class:`~torch_bleu.Detokenizer` to score rows of subword ids as sacrebleu scores
+            their decoded text, on the device; ``tokenize`` is then ``"13a"`` (the default), ``"none"``
+            or ``"char"``, and ``ignore_ids`` are dropped before decoding. References may be ids or
+            the original strings.
+
+    Example:
+        >>> BLEUConfig(max_order=2).weights
+        (0.5, 0.5)
+        >>> BLEUConfig(weights=(0.5, 0.5)).max_order
+        2
+        >>> BLEUConfig(smoothing="floor").smooth_value
+        0.1
+        >>> BLEUConfig(convention="nltk", smoothing="method4").smooth_value
+        5.0
+        >>> BLEUConfig(max_order=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: max_order must be an integer >= 1, got 0
+    """
+
+    max_order: int | None = None
+    weights: Sequence[float] | None = None
+    smoothing: str = "none"
+    smooth_value: float | None = None
+    effective_order: bool = False
+    ignore_ids: Sequence[int] = ()
+    ref_length: str = "closest"
+    convention: str = "sacrebleu"
+    tokenize: str | None = None
+    lowercase: bool = False
+    detokenizer: Detokenizer | None = None
+
+    metric_name: ClassVar[str] = "BLEU"
+    counting_options: ClassVar[tuple[str, ...]] = (
+        "max_order",
+        "ignore_ids",
+        "ref_length",
+        "convention",
+        "tokenize",
+        "lowercase",
+        "detokenizer",
+    )
+    foreign_options: ClassVar[dict[str, str]] = FOREIGN_OPTIONS
+
+    def __post_init__(self) -> None:
+        order = _resolve_max_order(self.max_order, self.weights)
+        tokenize = self.tokenize
+        if self.detokenizer is None:
+            _check_text_options(tokenize, self.lowercase, self.ignore_ids)
+        else:
+            tokenize = _check_detokenizer_options(self.detokenizer, tokenize, self.lowercase)
+        check_choice("convention", self.convention, CONVENTIONS)
+        check_choice("ref_length", self.ref_length, REF_LENGTH_RULES)
+        check_choice("smoothing", self.smoothing, SACREBLEU_SMOOTHING + NLTK_SMOOTHING)
+        _check_smoothing_convention(self.smoothing, self.convention)
+        check_flag("effective_order", self.effective_order)
+        if self.effective_order and self.convention == "nltk":
+            raise ValueError(
+                "effective_order is sacrebleu's option; convention='nltk' has none (its denominators are never 0)"
+            )
+        resolved = {
+            "max_order": order,
+            "weights": _check_weights(self.weights, order),
+            "smooth_value": _check_smooth_value(self.smoothing, self.smooth_value),
+            "ignore_ids": check_ignore_ids(self.ignore_ids),
+            "tokenize": tokenize,
+        }
+        for name, value in resolved.items():
+            object.__setattr__(self, name, value)
+
+    @property
+    def orders(self) -> int:
+        """How many orders the score has: ``max_order``, or the number of ``weights``, or 4.
+
+        Example:
+            >>> BLEUConfig(weights=(0.5, 0.5)).orders
+            2
+        """
+        assert self.max_order is not None  # resolved by __post_init__
+        return self.max_order
+
+    @property
+    def order_weights(self) -> tuple[float, ...]:
+        """The weight of each order (uniform unless ``weights`` are given).
+
+        Example:
+            >>> BLEUConfig(max_order=2).order_weights
+            (0.5, 0.5)
+        """
+        assert self.weights is not None  # resolved by __post_init__
+        return tuple(self.weights)
+
+    @property
+    def constant(self) -> float:
+        """``smooth_value`` of a smoothing method that has a constant (floor, add-k, method1, 4, 6, 7).
+
+        Example:
+            >>> BLEUConfig(smoothing="add-k").constant
+            1.0
+        """
+        if self.smooth_value is None:
+            raise ValueError(f"smoothing {self.smoothing!r} has no constant")
+        return self.smooth_value
+
+    @property
+    def statistics_order(self) -> int:
+        """How many n-gram orders the statistics must cover: ``max_order``, or at least 5 for nltk's
+        ``method5`` and ``method7``, which always read the 5-gram precision.
+
+        Example:
+            >>> BLEUConfig(max_order=2, convention="nltk", smoothing="method5").statistics_order
+            5
+        """
+        return max(self.orders, 5) if self.smoothing in FIVE_GRAM_METHODS else self.orders
+
+    @property
+    def input_hint(self) -> str:
+        """What to do with input of the wrong kind: text where ids go, or ids where text goes."""
+        if self.detokenizer is not None:
+            return (
+                "with a detokenizer, preds are subword ids; to score strings, leave detokenizer out and pass tokenize="
+            )
+        if self.tokenize is None:
+            return TEXT_HINT
+        return (
+            "with tokenize=, BLEU scores strings; for token ids leave tokenize=None, for subword ids pass detokenizer="
+        )
+
+
+def require_corpus_smoothing(config: BLEUConfig) -> None:
+    """Reject nltk's ``method5``, ``method6`` and ``method7`` for corpus scores.
+
+    nltk's ``corpus_bleu`` feeds these methods the last sentence of the corpus (its 5-gram precision,
+    its n-gram counts), so the corpus score would depend on which sentence a batch or a DDP rank
+    happens to see last. They are well defined per sentence: use :func:`~torch_bleu.sentence_bleu`.
+
+    Example:
+        >>> require_corpus_smoothing(BLEUConfig(convention="nltk", smoothing="method6"))  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: smoothing='method6' is sentence-level only: ... torch_bleu.sentence_bleu(..., smoothing='method6')
+    """
+    if config.smoothing in SENTENCE_ONLY_METHODS:
+        raise ValueError(
+            f"smoothing={config.smoothing!r} is sentence-level only: nltk's corpus_bleu applies it to the last "
+            "sentence of the corpus, which has no meaning under batching or DDP; score sentences with "
+            f"torch_bleu.sentence_bleu(..., convention='nltk', smoothing={config.smoothing!r})"
+        )
+
+
+def _resolve_max_order(max_order: int | None, weights: Sequence[float] | None) -> int:
+    """``max_order`` as given, else the number of weights (nltk's rule), else 4."""
+    if max_order is None:
+        if weights is None or isinstance(weights, (str, bytes)) or not hasattr(weights, "__len__"):
+            return DEFAULT_MAX_ORDER  # bad weights are reported by _check_weights
+        if not weights:
+            raise ValueError("weights must have one entry per order, got none")
+        max_order = len(weights)
+    return check_whole("max_order", max_order, minimum=1)
+
+
+def _check_weights(weights: Sequence[float] | None, max_order: int) -> tuple[float, ...]:
+    if weights is None:
+        return (1.0 / max_order,) * max_order
+    if isinstance(weights, (str, bytes)) or not hasattr(weights, "__len__"):
+        raise TypeError(f"weights must be a sequence of {max_order} numbers, got {type(weights).__name__}")
+    if len(weights) != max_order:
+        raise ValueError(f"weights must have one entry per order: expected {max_order}, got {len(weights)}")
+    checked: list[float] = []
+    for weight in weights:
+        if isinstance(weight, bool) or not isinstance(weight, numbers.Real):
+            raise TypeError(f"weights must be real numbers, got {weight!r}")
+        if not math.isfinite(weight) or weight < 0:
+            raise ValueError(f"weights must be finite and non-negative, got {weight!r}")
+        checked.append(float(weight))
+    if not any(checked):
+        raise ValueError("weights must not all be zero")
+    return tuple(checked)
+
+
+def _check_smoothing_convention(smoothing: str, convention: str) -> None:
+    if smoothing in SMOOTHING_BY_CONVENTION[convention]:
+        return
+    if convention == "nltk":
+        hint = f"nltk calls it {NLTK_NAME_OF[smoothing]!r}"
+    else:
+        hint = "pass convention='nltk' for nltk's smoothing methods"
+    raise ValueError(f"smoothing {smoothing!r} does not belong to convention {convention!r}; {hint}")
+
+
+def _check_smooth_value(smoothing: str, smooth_value: float | None) -> float | None:
+    if smooth_value is None:
+        return DEFAULT_SMOOTH_VALUES.get(smoothing)
+    if isinstance(smooth_value, bool) or not isinstance(smooth_value, numbers.Real):
+        raise TypeError(f"smooth_value must be a real number, got {smooth_value!r}")
+    if not math.isfinite(smooth_value) or smooth_value < 0:
+        raise ValueError(f"smooth_value must be finite and non-negative, got {smooth_value!r}")
+    if smoothing in NLTK_SMOOTHING and smoothing not in DEFAULT_SMOOTH_VALUES:
+        raise ValueError(f"smoothing {smoothing!r} has no constant; leave smooth_value unset")
+    if smoothing in POSITIVE_SMOOTH_VALUES and smooth_value == 0:
+        raise ValueError(f"smoothing {smoothing!r} needs smooth_value > 0, got 0")
+    return float(smooth_value)
+
+
+def _check_text_options(tokenize: object, lowercase: object, ignore_ids: object) -> None:
+    if tokenize is not None and tokenize not in TOKENIZERS:
+        raise ValueError(f"tokenize must be None (token ids) or one of sacrebleu's {TOKENIZERS}, got {tokenize!r}")
+    check_flag("lowercase", lowercase)
+    if lowercase and tokenize is None:
+        raise ValueError("lowercase applies to text: pass tokenize='13a' (or another tokenizer) with it")
+    if tokenize is not None and ignore_ids:
+        raise ValueError("ignore_ids apply to token ids; strings scored with tokenize= have none to ignore")
+
+
+def _check_detokenizer_options(detokenizer: object, tokenize: object, lowercase: object) -> str:
+    """The tokenizer to use on decoded ids (``"13a"`` by default), refusing what is not exact on ids."""
+    check_detokenizer(detokenizer)
+    if tokenize is None:
+        tokenize = "13a"
+    if tokenize not in TOKENIZERS_ON_CODE_POINTS:
+        raise ValueError(
+            f"tokenize={tokenize!r} is not reproduced on decoded ids (only {', '.join(TOKENIZERS_ON_CODE_POINTS)}): "
+            + DECODE_HINT
+        )
+    if lowercase is not False:
+        raise ValueError(
+            "lowercase=True is not computed on ids (lowercasing is Unicode case mapping, not a byte rule): "
+            + DECODE_HINT
+        )
+    return str(tokenize)

@@ -1,0 +1,68 @@
+"""BLEU's statistics of a batch: input checked by the option's kind (ids, strings, subword ids), then counted.
+
+Every BLEU path counts here: the functions, the metric (eagerly or compiled) and the tests. Ids go
+straight to the engine; strings are split into words by sacrebleu's tokenizer and the words numbered;
+subword ids are decoded and tokenized on their device (:mod:`torch_bleu.detokenize`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from ...detokenize.pipeline import detokenized_rows
+from ...engine import clipped_matches, stack_rows
+from ...inputs.batch import TokenBatch
+from ...inputs.ids import token_batch
+from ...inputs.strings import subword_batch, words_batch
+from ...text.tokenizers import load_tokenizer
+from .config import BLEUConfig
+from .statistics import SentenceStatistics, assemble_statistics
+
+
+def input_batch(preds: Any, target: Any, config: BLEUConfig, device: torch.device | None = None) -> TokenBatch:
+    """The batch to count: token ids; with a detokenizer, subword ids and references as ids or strings;
+    or, when ``config.tokenize`` names a tokenizer, the words of strings (numbered on ``device``, the CPU
+    by default).
+
+    Example:
+        >>> input_batch(["The cat sat."], ["The cat sat!"], BLEUConfig(tokenize="13a")).target.tolist()
+        [[[0, 1, 2, 4]]]
+    """
+    hint = config.input_hint
+    if config.detokenizer is not None:
+        return subword_batch(preds, target, hint)
+    if config.tokenize is None:
+        return token_batch(preds, target, hint)
+    words = load_tokenizer(config.tokenize, config.lowercase)
+    return words_batch(preds, target, words, device or torch.device("cpu"), hint)
+
+
+def count_statistics(batch: TokenBatch, config: BLEUConfig, algorithm: str = "auto") -> SentenceStatistics:
+    """The statistics of a checked batch, over ``config.statistics_order`` orders.
+
+    Example:
+        >>> batch = token_batch(torch.tensor([[5, 6, 7, 0]]), torch.tensor([[5, 6, 8, 0]]))
+        >>> count_statistics(batch, BLEUConfig(ignore_ids=[0])).matches.tolist()
+        [[2, 1, 0, 0]]
+    """
+    rows = stack_rows(batch.preds, batch.target, config.ignore_ids, batch.ref_present, batch.row_lengths)
+    present = batch.references_present(rows.lengths[:, 1:])  # decided on the ids, before any decoding
+    if config.detokenizer is not None:
+        assert config.tokenize is not None  # a detokenizer's tokenizer is resolved by the config
+        rows = detokenized_rows(rows, batch.reference_chars, config.detokenizer, config.tokenize)
+    matches = clipped_matches(rows, config.statistics_order, algorithm)[:, 0]
+    return assemble_statistics(matches, rows.lengths[:, 0], rows.lengths[:, 1:], present, config)
+
+
+def batch_statistics(preds: Any, target: Any, config: BLEUConfig) -> SentenceStatistics:
+    """Check a batch and count the statistics of each of its sentences (see :func:`~torch_bleu.sentence_statistics`).
+
+    Example:
+        >>> stats = batch_statistics(torch.tensor([[5, 6, 7, 0]]), torch.tensor([[5, 6, 8, 0]]),
+        ...                          BLEUConfig(ignore_ids=[0]))
+        >>> stats.matches.tolist(), stats.totals.tolist()
+        ([[2, 1, 0, 0]], [[3, 2, 1, 0]])
+    """
+    return count_statistics(input_batch(preds, target, config), config)

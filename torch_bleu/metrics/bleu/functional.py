@@ -1,0 +1,122 @@
+"""Functional BLEU: corpus and per-sentence scores, and per-sentence statistics.
+
+The functions take the options of :class:`~torch_bleu.BLEUConfig` as keyword arguments and return
+tensors on the input's device, scores as float64 on the 0..1 scale. Each goes the same way:
+:mod:`.counting` checks and counts the input, :func:`~torch_bleu.bleu_from_statistics` scores.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch  # noqa: F401  (the doctests use it)
+from torch import Tensor
+
+from ...inputs.ids import Hypotheses, References, checked_ref_present
+from .config import BLEUConfig, require_corpus_smoothing
+from .counting import batch_statistics, count_statistics, input_batch
+from .score import bleu_from_statistics
+from .statistics import SentenceStatistics
+
+
+def sentence_statistics(
+    preds: Hypotheses,
+    target: References,
+    *,
+    ref_present: Tensor | None = None,
+    algorithm: str = "auto",
+    **options: Any,
+) -> SentenceStatistics:
+    """BLEU sufficient statistics of each sentence of a batch.
+
+    Input is checked as for :func:`~torch_bleu.sentence_bleu`, before anything is counted.
+
+    Args:
+        preds: ``(B, Lp)`` integer hypothesis ids (any integer dtype), or a list of 1-D tensors or of
+            lists of ints.
+        target: ``(B, Lt)`` or ``(B, R, Lt)`` integer reference ids, or a list with the references of
+            each hypothesis (see :func:`~torch_bleu.corpus_bleu`).
+        ref_present: ``(B, R)`` bool, which reference rows of a padded ``target`` are real. By default
+            a row with no token left after removing ``ignore_ids`` is absent, unless all rows of the
+            sentence are empty, in which case the sentence has one empty reference. (A ragged
+            ``target`` says which references exist by itself.)
+        algorithm: how to count n-grams, ``"auto"`` (chosen from the shapes), ``"sorted"`` or
+            ``"pairwise"`` (see :mod:`torch_bleu.engine`); all give the same statistics.
+        **options: any option of :class:`~torch_bleu.BLEUConfig`. Those that decide the statistics:
+            ``max_order``, ``ignore_ids``, ``ref_length``, ``convention`` (``"sacrebleu"`` counts
+            ``max(0, len - n + 1)`` hypothesis n-grams; ``"nltk"`` counts ``max(1, ...)`` per sentence,
+            as nltk's ``modified_precision`` does), ``tokenize`` and ``lowercase`` (strings),
+            ``detokenizer`` (subword ids).
+
+    Example:
+        >>> hyp = torch.tensor([[1, 2, 3, 4]])
+        >>> ref = torch.tensor([[1, 2, 3, 5]])
+        >>> stats = sentence_statistics(hyp, ref)
+        >>> stats.matches.tolist(), stats.totals.tolist(), stats.preds_len.tolist(), stats.target_len.tolist()
+        ([[3, 2, 1, 0]], [[4, 3, 2, 1]], [4], [4])
+    """
+    config = BLEUConfig.from_options(options)
+    batch = input_batch(preds, target, config)
+    if ref_present is not None:
+        batch = batch._replace(ref_present=checked_ref_present(ref_present, batch))
+    return count_statistics(batch, config, algorithm)
+
+
+def corpus_bleu(preds: Hypotheses, target: References, **options: Any) -> Tensor:
+    """Corpus BLEU of a batch: statistics are summed over sentences, then scored once.
+
+    Args:
+        preds: ``(B, Lp)`` integer hypothesis ids, or a list of 1-D tensors or of lists of ints.
+        target: ``(B, Lt)`` (one reference each) or ``(B, R, Lt)`` integer reference ids, or a list
+            with one entry per hypothesis: a 1-D tensor, or a list of references (1-D tensors or lists
+            of ints), as many as that hypothesis has.
+        **options: any option of :class:`~torch_bleu.BLEUConfig` (``max_order``, ``weights``,
+            ``smoothing``, ``smooth_value``, ``effective_order``, ``ignore_ids``, ``ref_length``,
+            ``convention``, ``tokenize``, ``lowercase``, ``detokenizer``).
+
+    Returns:
+        A 0-d float64 tensor in ``[0, 1]``.
+
+    Raises:
+        ValueError: for nltk's ``method5`` to ``method7``, which nltk's ``corpus_bleu`` applies to the
+            last sentence only; :func:`sentence_bleu` scores them.
+
+    Example:
+        >>> preds = torch.tensor([[1, 2, 3, 4, 5, 6, 0]])
+        >>> target = torch.tensor([[1, 2, 3, 4, 5, 7, 0]])
+        >>> round(corpus_bleu(preds, target, ignore_ids=[0]).item(), 4)
+        0.7598
+
+        nltk's ``corpus_bleu``, on its own list-of-lists input:
+
+        >>> hyps = [[1, 2, 3, 4, 5, 6], [7, 8, 9]]
+        >>> refs = [[[1, 2, 3, 4, 5, 7], [1, 2, 3]], [[7, 8, 9]]]
+        >>> round(corpus_bleu(hyps, refs, convention="nltk", smoothing="method1").item(), 4)
+        0.743
+    """
+    config = BLEUConfig.from_options(options)
+    require_corpus_smoothing(config)
+    stats = batch_statistics(preds, target, config)
+    score: Tensor = bleu_from_statistics(
+        stats.matches.sum(0), stats.totals.sum(0), stats.preds_len.sum(), stats.target_len.sum(), config
+    )
+    return score
+
+
+def sentence_bleu(preds: Hypotheses, target: References, **options: Any) -> Tensor:
+    """BLEU of every sentence of a batch on its own, computed in one batched pass.
+
+    Takes the same arguments as :func:`corpus_bleu` and returns a ``(B,)`` float64 tensor, e.g. a
+    reward per sampled sequence. Every nltk smoothing method is available here, ``method5`` to
+    ``method7`` included; with ``convention="nltk"`` each score equals nltk's ``sentence_bleu``.
+
+    Example:
+        >>> preds = torch.tensor([[1, 2, 3, 4], [1, 2, 9, 9]])
+        >>> target = torch.tensor([[1, 2, 3, 4], [1, 2, 3, 4]])
+        >>> sentence_bleu(preds, target, smoothing="floor").tolist()
+        [1.0, 0.1699...]
+    """
+    config = BLEUConfig.from_options(options)
+    stats = batch_statistics(preds, target, config)
+    scores: Tensor = bleu_from_statistics(stats.matches, stats.totals, stats.preds_len, stats.target_len, config)
+    return scores

@@ -1,0 +1,99 @@
+"""chrF on the command line: sacrebleu's chrF options (``--chrf-*``), corpora counted as text, sacrebleu's output."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from ..command_line import CommandLineMetric, Progress
+from .config import CHRFConfig
+from .corpus import corpus_chrf_statistics
+from .score import chrf_percent
+
+if TYPE_CHECKING:
+    from sacrebleu.metrics.base import Score
+
+
+def packed_chrf(packed: np.ndarray, config: CHRFConfig) -> np.ndarray:
+    """chrF (0..100, float64) of summed statistics ``(..., 3 * orders)``, as :func:`~.corpus.corpus_chrf_statistics`
+    lays them out.
+
+    Example:
+        >>> packed_chrf(np.array([[2, 2, 2], [2, 2, 1]]), CHRFConfig(char_order=1)).round(4).tolist()
+        [100.0, 50.0]
+    """
+    statistics = np.asarray(packed, dtype=np.float64)
+    scores: np.ndarray = chrf_percent(statistics.reshape(*statistics.shape[:-1], config.orders, 3), config)
+    return scores
+
+
+class CHRFCommand(CommandLineMetric):
+    """``-m chrf``: sacrebleu's chrF and chrF++, counted with NumPy (or on a PyTorch device)."""
+
+    name = "chrf"
+    title = "CHRF"
+    signature_fields: ClassVar[dict[str, str]] = {"case": "c", "eff": "e", "nc": "nc", "nw": "nw", "space": "s"}
+
+    def __init__(self, config: CHRFConfig) -> None:
+        self.config = config
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        chrf = parser.add_argument_group("chrF options")
+        chrf.add_argument("--chrf-char-order", "-cc", type=int, default=6, help="Character n-gram order (default: 6).")
+        chrf.add_argument(
+            "--chrf-word-order", "-cw", type=int, default=0, help="Word n-gram order (default: 0; 2 is chrF++)."
+        )
+        chrf.add_argument("--chrf-beta", type=int, default=2, help="Recall's weight against precision (default: 2).")
+        chrf.add_argument("--chrf-whitespace", action="store_true", help="Keep whitespace in character n-grams.")
+        chrf.add_argument("--chrf-lowercase", action="store_true", help="Case-insensitive chrF.")
+        chrf.add_argument(
+            "--chrf-eps-smoothing",
+            action="store_true",
+            help="Smooth as chrF++.py, nltk and Moses do (not effective order).",
+        )
+
+    @classmethod
+    def from_arguments(cls, args: argparse.Namespace) -> CHRFCommand:
+        config = CHRFConfig(
+            char_order=args.chrf_char_order,
+            word_order=args.chrf_word_order,
+            beta=args.chrf_beta,
+            whitespace=args.chrf_whitespace,
+            eps_smoothing=args.chrf_eps_smoothing,
+            lowercase=args.chrf_lowercase,
+        )
+        return cls(config)
+
+    def count(
+        self, systems: Sequence[Any], references: Any, device: str | None, progress: Progress = None
+    ) -> np.ndarray:
+        on_device = None
+        if device is not None:
+            import torch
+
+            on_device = torch.device(device)
+        return corpus_chrf_statistics(systems, references, self.config, on_device, progress)
+
+    def score(self, summed: np.ndarray) -> np.ndarray:
+        return packed_chrf(summed, self.config)
+
+    def sacrebleu_scores(self, summed: np.ndarray) -> list[Score]:
+        from sacrebleu.metrics.chrf import CHRFScore
+
+        config = self.config
+        values = self.score(np.asarray(summed).reshape(-1, summed.shape[-1])).tolist()
+        return [CHRFScore(value, config.char_order, config.word_order, int(config.beta)) for value in values]
+
+    def signature(self) -> dict[str, str]:
+        config = self.config
+        return {
+            "case": "lc" if config.lowercase else "mixed",
+            "eff": "no" if config.eps_smoothing else "yes",
+            "nc": str(config.char_order),
+            "nw": str(config.word_order),
+            "space": "yes" if config.whitespace else "no",
+        }

@@ -1,0 +1,60 @@
+"""Functional chrF: per-sentence statistics and scores, corpus scores, from strings or subword ids.
+
+The functions take the options of :class:`~torch_bleu.metrics.chrf.config.CHRFConfig` as keyword
+arguments; scores are float64 on the 0..1 scale.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from .config import CHRFConfig
+from .score import chrf_from_statistics
+from .statistics import chrf_statistics
+from .text import as_text
+
+
+def sentence_chrf_statistics(preds: Any, target: Any, config: CHRFConfig) -> Tensor:
+    """``(B, orders, 3)`` statistics (hypothesis, reference and match counts) of every sentence.
+
+    ``preds`` are strings, or subword ids with ``config.detokenizer``; ``target`` holds, per
+    hypothesis, its reference or a list of its references (strings, or ids with a detokenizer).
+
+    Example:
+        >>> sentence_chrf_statistics(["the cat"], ["the hat"], CHRFConfig(char_order=1)).tolist()
+        [[[6, 6, 5]]]
+    """
+    return torch.as_tensor(chrf_statistics(as_text(preds, target, config), config))
+
+
+def corpus_chrf(preds: Any, target: Any, **options: Any) -> Tensor:
+    """Corpus chrF (chrF++ with ``word_order=2``): statistics summed over sentences, then scored once.
+
+    Equals sacrebleu's ``CHRF(...).corpus_score(preds, [refs]).score / 100``.
+
+    Example:
+        >>> hyps = ["The cat sat on the mat.", "A dog barked."]
+        >>> refs = [["The cat is on the mat."], ["The dog barked loudly.", "A dog barked."]]
+        >>> round(100 * corpus_chrf(hyps, refs).item(), 4), round(100 * corpus_chrf(hyps, refs, word_order=2).item(), 4)
+        (78.7503, 80.1532)
+    """
+    config = CHRFConfig.from_options(options)
+    score: Tensor = chrf_from_statistics(sentence_chrf_statistics(preds, target, config).sum(0), config)
+    return score
+
+
+def sentence_chrf(preds: Any, target: Any, **options: Any) -> Tensor:
+    """chrF of every sentence of a batch on its own, ``(B,)`` float64 (e.g. RL rewards).
+
+    Equals sacrebleu's ``CHRF(...).sentence_score(hyp, refs).score / 100`` for each sentence.
+
+    Example:
+        >>> [round(score, 4) for score in sentence_chrf(["the cat", "a dog"], ["the hat", "a dog"]).tolist()]
+        [0.2806, 1.0]
+    """
+    config = CHRFConfig.from_options(options)
+    scores: Tensor = chrf_from_statistics(sentence_chrf_statistics(preds, target, config), config)
+    return scores

@@ -1,0 +1,59 @@
+"""``CHRFScore``: chrF and chrF++ as a ``torchmetrics.Metric``, its statistics int64 and summed across ranks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from torch import Tensor
+
+from ...arrays import Array
+from ..base import ExactMetric
+from .config import CHRFConfig
+from .score import chrf_from_statistics
+from .statistics import chrf_statistics
+from .text import as_text
+
+
+class CHRFScore(ExactMetric):
+    """Corpus chrF (chrF++ with ``word_order=2``) over ``update`` calls, as sacrebleu's ``CHRF`` computes it.
+
+    ``update(preds, target, weight=None)`` takes strings (``target``: per hypothesis its reference or a
+    list of its references), or, with ``detokenizer``, subword ids (references as ids or strings),
+    decoded on their device; ``weight`` says how many times each sentence counts
+    (:meth:`~torch_bleu.metrics.base.ExactMetric.update`). The state is one ``(orders, 3)`` int64
+    tensor of hypothesis, reference and match counts, each sentence counted against its best
+    reference; DDP sums it, and ``compute()`` scores it on the 0..1 scale.
+
+    Args:
+        **options: the options of :class:`~torch_bleu.metrics.chrf.config.CHRFConfig`, by name:
+            ``char_order``, ``word_order``, ``beta``, ``whitespace``, ``eps_smoothing``, ``lowercase``
+            (sacrebleu's ``CHRF`` options; defaults: chrF2, 6 character orders, no word orders),
+            ``ignore_ids`` and ``detokenizer`` (subword ids).
+        **metric_kwargs: passed to ``torchmetrics.Metric`` (``sync_on_compute``, ``process_group``, ...).
+
+    Example:
+        >>> metric = CHRFScore(word_order=2)
+        >>> metric.update(["The cat sat on the mat."], ["The cat is on the mat."])
+        >>> metric.update(["A dog barked."], [["The dog barked loudly.", "A dog barked."]])
+        >>> round(100 * metric.compute().item(), 4)   # sacrebleu: CHRF(word_order=2).corpus_score(...)
+        80.1532
+    """
+
+    config_class = CHRFConfig
+    state_names = ("statistics",)
+    config: CHRFConfig
+    statistics: Tensor
+
+    def statistics_shapes(self) -> Sequence[tuple[int, ...]]:
+        """Hypothesis, reference and match counts of each order."""
+        return ((self.config.orders, 3),)
+
+    def sentence_statistics(self, preds: Any, target: Any) -> tuple[Array]:
+        """``(B, orders, 3)`` statistics of every sentence, each against its best reference."""
+        return (chrf_statistics(as_text(preds, target, self.config, self.device), self.config),)
+
+    def score(self, *statistics: Tensor) -> Tensor:
+        """chrF in ``[0, 1]`` of summed statistics (0-d float64)."""
+        score: Tensor = chrf_from_statistics(statistics[0], self.config)
+        return score

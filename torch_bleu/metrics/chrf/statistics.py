@@ -1,0 +1,71 @@
+"""chrF statistics per sentence: hypothesis, reference and match counts of every order, best reference kept.
+
+Character n-grams are n-grams of code points (whitespace removed unless ``whitespace``); chrF++'s
+words are those of :mod:`.words`. Each hypothesis-reference pair is counted on its own by
+:func:`~torch_bleu.engine.flat_pairs.pair_matches`, and each sentence keeps the pair with the highest
+chrF (the first of equals), as sacrebleu does. Runs on PyTorch tensors (any device, no host sync)
+and NumPy arrays alike.
+"""
+
+from __future__ import annotations
+
+from ...arrays import Array, arange_like, array_namespace, kept_size, occurrences, pack_kept
+from ...engine.flat_pairs import PairStream, pair_matches
+from ...engine.keys import dense_ranks
+from ...text.classes import SPACE, character_classes
+from .config import CHRFConfig
+from .score import chrf_percent
+from .stream import TextPairs
+from .words import word_starts, word_stream
+
+
+def _order_statistics(stream: PairStream, orders: int) -> Array:
+    """``(P, orders, 3)`` hypothesis, reference and match counts of each pair's n-grams of every order."""
+    xp = array_namespace(stream.ranks)
+    pairs = stream.pairs
+    matches = pair_matches(stream, orders)
+    lengths = occurrences(stream.rows, 2 * pairs + 1)[: 2 * pairs].reshape(pairs, 2)
+    below = arange_like(orders, stream.rows)  # n - 1 for order n
+    ref_count = (lengths[:, 1:] - below).clip(min=0)
+    hyp_count = (lengths[:, :1] - below).clip(min=0) * (ref_count > 0)  # 0 where the reference has none
+    return xp.stack([hyp_count, ref_count, matches], -1)
+
+
+def chrf_statistics(text: TextPairs, config: CHRFConfig) -> Array:
+    """``(B, orders, 3)`` int64 statistics of each sentence: character orders first, then word orders.
+
+    Example:
+        >>> from .stream import pairs_from_strings
+        >>> chrf_statistics(pairs_from_strings([["ab c", "abd"]]), CHRFConfig(char_order=2)).tolist()
+        [[[3, 3, 2], [2, 2, 1]]]
+    """
+    chars, rows = text.chars, text.rows
+    xp = array_namespace(chars)
+    pairs = text.batch * text.references
+    classes = character_classes(chars)
+    in_word = (rows < 2 * pairs) & ((classes & SPACE) == 0)
+    counted = rows < 2 * pairs if config.whitespace else in_word
+    ranks, distinct = dense_ranks(chars, counted)
+
+    words_counted = bool(config.word_order) and not config.whitespace  # the counted characters are the words'
+    starts = word_starts(classes, rows)[1] if config.word_order else None
+
+    def stream_of(keep: Array, *more: tuple[Array, int]) -> tuple[PairStream, list[Array]]:
+        stream_ranks, stream_rows, *packed = pack_kept(keep, kept_size(keep), (ranks, 0), (rows, 2 * pairs), *more)
+        return PairStream(stream_ranks, stream_rows, pairs, distinct), packed
+
+    char_stream, packed = stream_of(counted, *([(starts, False)] if words_counted else []))
+    parts = []
+    if config.char_order:
+        parts.append(_order_statistics(char_stream, config.char_order))
+    if starts is not None:
+        word_chars, (first_chars,) = (char_stream, packed) if words_counted else stream_of(in_word, (starts, False))
+        parts.append(_order_statistics(word_stream(word_chars, first_chars), config.word_order))
+    statistics = xp.concatenate(parts, 1).reshape(text.batch, text.references, config.orders, 3)
+    if text.references == 1:  # nothing to choose
+        return statistics[:, 0]
+    scores = chrf_percent(statistics, config)
+    if text.present is not None:
+        scores = xp.where(text.present, scores, -2.0)  # below any score and below sacrebleu's start, -1
+    best = scores.argmax(-1)  # the first of the highest, as sacrebleu keeps the first
+    return statistics[arange_like(text.batch, rows), best]

@@ -1,0 +1,103 @@
+"""What the options of every metric share: one declaration, checked once, and a fingerprint of how they count.
+
+A metric's options are the fields of one frozen dataclass, a subclass of :class:`MetricConfig`, checked
+in its ``__post_init__``: the functions, the ``Metric`` and the command line all build it, so an option
+is declared, defaulted and checked in one place. The subclass names the options that decide the
+per-sentence statistics (:attr:`MetricConfig.counting_options`): their values make up the
+:meth:`~MetricConfig.fingerprint` that metrics compare before they add up each other's statistics.
+Needs neither PyTorch nor NumPy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, TypeVar
+
+Config = TypeVar("Config", bound="MetricConfig")
+
+#: A fingerprint is this many numbers of 16 bits each (a 128-bit digest): small enough to be compared
+#: exactly wherever states are compared, float comparisons included.
+FINGERPRINT_WORDS = 8
+
+
+@dataclass(frozen=True)
+class MetricConfig:
+    """Base of every metric's options.
+
+    Subclasses are frozen dataclasses whose fields are the options, and set:
+
+    * :attr:`metric_name`, the metric's name in messages;
+    * :attr:`counting_options`, the options that decide the per-sentence statistics (any option whose
+      value can change them, including those that choose among references);
+    * :attr:`foreign_options`, other libraries' names for options, each with what to pass instead.
+    """
+
+    metric_name: ClassVar[str] = "metric"
+    counting_options: ClassVar[tuple[str, ...]] = ()
+    foreign_options: ClassVar[Mapping[str, str]] = {}
+
+    @classmethod
+    def option_names(cls) -> tuple[str, ...]:
+        """The options, in order."""
+        return tuple(field.name for field in fields(cls))
+
+    @classmethod
+    def from_options(cls: type[Config], options: Mapping[str, Any]) -> Config:
+        """The config of keyword arguments, naming the right option for one it does not have."""
+        try:
+            return cls(**options)
+        except TypeError:  # the names are read only then: torch.compile does not follow dataclasses.fields
+            unknown = [name for name in options if name not in cls.option_names()]
+            if unknown:
+                raise cls.unknown_option(unknown[0]) from None
+            raise
+
+    @classmethod
+    def unknown_option(cls, name: str, more: str = "") -> TypeError:
+        """The error for an option this metric does not have: what to pass instead when another library
+        uses that name, else the options there are (and ``more``)."""
+        hint = cls.foreign_options.get(name)
+        if hint is None:
+            hint = f"the options of {cls.metric_name} are {', '.join(cls.option_names())}{more}"
+        return TypeError(f"unknown option {name!r}: {hint}")
+
+    def counting(self) -> dict[str, Any]:
+        """The options that decide the statistics, by name."""
+        return {name: getattr(self, name) for name in self.counting_options}
+
+    def counting_description(self) -> str:
+        """The counting options as ``name=value``, for messages."""
+        return ", ".join(f"{name}={value!r}" for name, value in self.counting().items())
+
+    def fingerprint(self) -> tuple[int, ...]:
+        """:data:`FINGERPRINT_WORDS` numbers below ``2**16``, equal for configs that count alike and (but
+        for a 128-bit digest's collisions) different otherwise: a digest of the metric's name and its
+        counting options. A value that is an object with a ``fingerprint`` of its own (a
+        :class:`~torch_bleu.Detokenizer`) enters by it.
+        """
+        text = ";".join([self.metric_name, *(f"{name}={_canonical(value)}" for name, value in self.counting().items())])
+        digest = hashlib.blake2b(text.encode(), digest_size=2 * FINGERPRINT_WORDS).digest()
+        return tuple(int.from_bytes(digest[index : index + 2], "little") for index in range(0, len(digest), 2))
+
+
+def _canonical(value: object) -> str:
+    """A text that stands for ``value`` the same way in every process."""
+    own = getattr(value, "fingerprint", None)
+    if isinstance(own, str):
+        return f"{type(value).__name__}({own})"
+    if isinstance(value, tuple):
+        return "(" + ",".join(map(_canonical, value)) + ")"
+    return repr(value)
+
+
+def check_detokenizer(detokenizer: object) -> None:
+    """Refuse anything but a :class:`~torch_bleu.Detokenizer` as ``detokenizer``."""
+    from ..detokenize.detokenizer import Detokenizer  # imports PyTorch, which a config of text needs not
+
+    if not isinstance(detokenizer, Detokenizer):
+        raise TypeError(
+            "detokenizer must be a torch_bleu.Detokenizer (Detokenizer.from_sentencepiece or from_huggingface), "
+            f"got {type(detokenizer).__name__}"
+        )

@@ -1,0 +1,81 @@
+"""Checks that options of every kind share: a choice among names, a flag, a whole number, ids to ignore.
+
+Each raises the error a user should see, naming the option; metrics' configs call them from their
+``__post_init__``. Needs neither PyTorch nor NumPy (a tensor of ids is read when one is passed).
+"""
+
+from __future__ import annotations
+
+import numbers
+import sys
+from collections.abc import Iterable
+
+from .arrays import is_integer
+
+
+def check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
+    """Refuse a ``value`` that is not one of ``choices``.
+
+    Example:
+        >>> check_choice("convention", "moses", ("sacrebleu", "nltk"))
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown convention 'moses'; expected one of 'sacrebleu', 'nltk'
+    """
+    if value not in choices:
+        raise ValueError(f"unknown {name} {value!r}; expected one of {', '.join(map(repr, choices))}")
+
+
+def check_flag(name: str, value: object) -> None:
+    """Refuse anything but ``True`` and ``False``.
+
+    Example:
+        >>> check_flag("lowercase", 1)
+        Traceback (most recent call last):
+        ...
+        TypeError: lowercase must be a bool, got int
+    """
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+
+
+def check_whole(name: str, value: object, minimum: int) -> int:
+    """``value`` as an ``int``, refusing what is not a whole number of at least ``minimum`` (bools included).
+
+    Example:
+        >>> check_whole("char_order", 0, minimum=1)
+        Traceback (most recent call last):
+        ...
+        ValueError: char_order must be an integer >= 1, got 0
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_ignore_ids(ignore_ids: object) -> tuple[int, ...]:
+    """The ids to drop (PAD, BOS, EOS, ...) as a sorted tuple of distinct ints: from one int, a sequence of
+    ints, or an integer tensor.
+
+    Example:
+        >>> check_ignore_ids([2, 0, 2]), check_ignore_ids(3)
+        ((0, 2), (3,))
+    """
+    torch = sys.modules.get("torch")  # a tensor exists only once PyTorch is imported: no need to import it here
+    if torch is not None and isinstance(ignore_ids, torch.Tensor):
+        if not is_integer(ignore_ids):
+            raise TypeError(f"ignore_ids must be integers, got a {ignore_ids.dtype} tensor")
+        ignore_ids = ignore_ids.reshape(-1).tolist()
+    if isinstance(ignore_ids, numbers.Integral) and not isinstance(ignore_ids, bool):
+        ignore_ids = (ignore_ids,)
+    if isinstance(ignore_ids, (str, bytes)) or not isinstance(ignore_ids, Iterable):
+        raise TypeError(f"ignore_ids must be a sequence of ints, got {type(ignore_ids).__name__}")
+    checked: list[int] = []
+    for token_id in ignore_ids:
+        if isinstance(token_id, bool) or not isinstance(token_id, numbers.Integral):
+            raise TypeError(f"ignore_ids must contain ints only, got {token_id!r}")
+        value = int(token_id)
+        if not -(2**63) <= value < 2**63:
+            raise ValueError(f"ignore_ids must fit in int64, got {value}")
+        checked.append(value)
+    return tuple(sorted(set(checked)))

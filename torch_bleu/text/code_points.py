@@ -1,0 +1,177 @@
+"""Rows of Unicode code points on the device: how decoded text is held between the steps.
+
+A batch of text is an int32 tensor ``(M, W)``: row ``m`` holds the code points of one string,
+packed to the front and followed by :data:`PAD`. Every step (decoding bytes, clean-up, sacrebleu's
+tokenizer) maps such rows to rows of the same width with operations whose shapes depend on the
+shapes alone, never on the text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from ..arrays import kept_size, pack_kept, sizes_from_data
+
+#: What fills a row past its last character.
+PAD = -1
+
+
+def widths_from_data(tensor: Tensor) -> bool:
+    """Whether widths may follow ``tensor``'s values (:func:`~torch_bleu.arrays.sizes_from_data`, on a
+    tensor that has some). Everywhere else they follow from shapes alone."""
+    return tensor.numel() > 0 and sizes_from_data(tensor)
+
+
+def rows_from_strings(strings: Sequence[str], device: torch.device, width: int | None = None) -> Tensor:
+    """The code points of ``strings`` as rows ``(len(strings), width)`` on ``device`` (``width``: the longest).
+
+    Example:
+        >>> rows_from_strings(["ab", "€"], torch.device("cpu")).tolist()
+        [[97, 98], [8364, -1]]
+    """
+    longest = max(map(len, strings), default=0)
+    width = longest if width is None else width
+    if longest > width:
+        raise ValueError(f"a string of {longest} characters does not fit rows of width {width}")
+    rows = np.full((len(strings), width), PAD, dtype=np.int32)
+    for row, string in zip(rows, strings):
+        row[: len(string)] = np.frombuffer(string.encode("utf-32-le", "surrogatepass"), dtype=np.int32)
+    return torch.from_numpy(rows).to(device)
+
+
+def ragged_rows(texts: Sequence[Sequence[str]], device: torch.device) -> tuple[Tensor, Tensor]:
+    """Per sentence a list of strings (as many as it has) as ``(B, S, W)`` code points, and ``(B, S)``
+    bool saying which of the ``S`` slots hold one (missing ones are empty rows).
+
+    Example:
+        >>> chars, present = ragged_rows([["ab", "c"], ["d"]], torch.device("cpu"))
+        >>> chars.tolist(), present.tolist()
+        ([[[97, 98], [99, -1]], [[100, -1], [-1, -1]]], [[True, True], [True, False]])
+    """
+    counts = [len(strings) for strings in texts]
+    slots = max(counts, default=1)
+    chars = rows_from_strings(
+        [text for strings in texts for text in [*strings, *[""] * (slots - len(strings))]], device
+    )
+    present = torch.arange(slots, device=device) < torch.tensor(counts, device=device).unsqueeze(-1)
+    return chars.view(len(texts), slots, chars.shape[-1]), present
+
+
+def strings_from_rows(rows: Tensor) -> list[str]:
+    """The strings held in ``rows`` (for tests and debugging; reads the device).
+
+    Example:
+        >>> strings_from_rows(torch.tensor([[104, 105, -1]], dtype=torch.int32))
+        ['hi']
+    """
+    return ["".join(map(chr, (code for code in row if code != PAD))) for row in rows.tolist()]
+
+
+def shifted(values: Tensor, offset: int, fill: int | bool) -> Tensor:
+    """``values[:, i + offset]`` at column ``i`` (``fill`` where that falls outside the row).
+
+    Example:
+        >>> shifted(torch.tensor([[1, 2, 3]]), 1, 0).tolist(), shifted(torch.tensor([[1, 2, 3]]), -1, 0).tolist()
+        ([[2, 3, 0]], [[0, 1, 2]])
+    """
+    width = values.shape[-1]
+    out = torch.full_like(values, fill)
+    if abs(offset) >= width:
+        return out
+    if offset >= 0:
+        out[..., : width - offset] = values[..., offset:]
+    else:
+        out[..., -offset:] = values[..., : width + offset]
+    return out
+
+
+def kept_chars(chars: Tensor, keep: Tensor) -> Tensor:
+    """The characters of ``chars`` where ``keep`` holds, packed to the front of rows of the same width
+    (on CPU, of the width the longest row needs).
+
+    Example:
+        >>> chars = torch.tensor([[97, 98, 99, -1]], dtype=torch.int32)
+        >>> kept_chars(chars, torch.tensor([[True, False, True, False]])).tolist()
+        [[97, 99]]
+    """
+    packed: Tensor = pack_kept(keep, kept_size(keep), (chars, PAD))[0]
+    return packed
+
+
+def first_of_chains(starts: Tensor, stride: int) -> Tensor:
+    """Where ``starts`` holds and the start ``stride`` columns before was not itself taken.
+
+    A scan from the left that takes a start unless the one ``stride`` before was taken: chains of
+    starts ``stride`` apart alternate, taken, skipped, taken, ... This is how a left-to-right,
+    non-overlapping search (``str.replace``, ``re.sub``) picks among overlapping matches.
+
+    Example:
+        >>> first_of_chains(torch.tensor([[True, True, True, False, True]]), 1).tolist()
+        [[True, False, True, False, True]]
+    """
+    width = starts.shape[-1]
+    steps = -(-width // stride)
+    padded = torch.zeros((*starts.shape[:-1], steps * stride), dtype=torch.bool, device=starts.device)
+    padded[..., :width] = starts
+    lanes = padded.view(*starts.shape[:-1], steps, stride)  # column i is lane i % stride, step i // stride
+    step = torch.arange(steps, device=starts.device).unsqueeze(-1)
+    last_gap = torch.where(lanes, -1, step).cummax(dim=-2).values  # the last step without a start
+    taken: Tensor = lanes & ((step - last_gap) % 2 == 1)
+    return taken.flatten(-2)[..., :width]
+
+
+def replace_all(chars: Tensor, pattern: str, replacement: str) -> Tensor:
+    """``str.replace(pattern, replacement)`` on every row, for a ``replacement`` no longer than ``pattern``.
+
+    Matches are taken left to right without overlapping, as ``str.replace`` takes them; the
+    replacement is written where the match starts and the rest of the match is removed.
+
+    Example:
+        >>> rows = rows_from_strings(["a &amp;amp; b", " ' ' '"], torch.device("cpu"))
+        >>> strings_from_rows(replace_all(rows, "&amp;", "&")), strings_from_rows(replace_all(rows, " ' ", "'"))
+        (['a &amp; b', " ' ' '"], ['a &amp;amp; b', "'' '"])
+    """
+    if len(replacement) > len(pattern) or not pattern:
+        raise ValueError("replace_all shortens text: the replacement must be no longer than a non-empty pattern")
+    codes = [ord(char) for char in pattern]
+    match = chars == codes[0]
+    if widths_from_data(chars) and not bool(match.any()):  # on CPU, most text has nothing to replace
+        return chars
+    width = chars.shape[-1]
+    for offset, code in enumerate(codes[1:], 1):
+        match[..., max(width - offset, 0) :] = False  # the pattern would run past the row
+        match[..., : max(width - offset, 0)] &= chars[..., offset:] == code
+    if widths_from_data(chars) and not bool(match.any()):
+        return chars
+    overlap = _overlap_stride(pattern)
+    if overlap:
+        match = first_of_chains(match, overlap)
+    replaced, keep = chars, torch.ones_like(match)
+    for offset in range(len(pattern)):
+        inside = shifted(match, -offset, False)
+        if offset < len(replacement):
+            if replacement[offset] != pattern[offset]:
+                replaced = torch.where(inside, ord(replacement[offset]), replaced).to(chars.dtype)
+        else:
+            keep &= ~inside
+    if len(replacement) == len(pattern):
+        return replaced
+    return kept_chars(replaced, keep)
+
+
+def _overlap_stride(pattern: str) -> int:
+    """How far apart two overlapping matches of ``pattern`` can start (0: they never overlap).
+
+    :func:`first_of_chains` resolves chains of matches one stride apart, which covers a pattern
+    whose shortest self-overlap is at least half its length (``" ' "``: 2).
+    """
+    strides = [shift for shift in range(1, len(pattern)) if pattern[shift:] == pattern[: len(pattern) - shift]]
+    if not strides:
+        return 0
+    if 2 * strides[0] < len(pattern):
+        raise ValueError(f"pattern {pattern!r} overlaps itself more than once; replace_all cannot resolve it")
+    return strides[0]

@@ -1,0 +1,53 @@
+"""sacrebleu's tokenizers: which ones there are, each as a function from a line to its words, and how
+sacrebleu's signature names them. Needs sacrebleu (the ``text`` extra) when a tokenizer is loaded; imports
+neither PyTorch nor NumPy.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..errors import InputError
+
+#: sacrebleu tokenizers that need no download (the ``-mecab`` ones need sacrebleu's ``ja``/``ko`` extras).
+TOKENIZERS = ("13a", "none", "intl", "zh", "char", "ja-mecab", "ko-mecab")
+#: The tokenizers reproduced on rows of code points (:mod:`.sacrebleu_words`), as decoded subword ids need.
+TOKENIZERS_ON_CODE_POINTS = ("13a", "none", "char")
+
+
+def load_tokenizer(name: str, lowercase: bool = False) -> Callable[[str], list[str]]:
+    """sacrebleu's tokenizer ``name`` as a function from a line to its words (lowercased first with ``lowercase``).
+
+    Example:
+        >>> load_tokenizer("13a")("Hello, world!")
+        ['Hello', ',', 'world', '!']
+        >>> load_tokenizer("none", lowercase=True)("Hello, World!")
+        ['hello,', 'world!']
+    """
+    try:
+        from sacrebleu.metrics.bleu import BLEU
+    except ImportError as error:  # pragma: no cover - depends on the installation
+        raise InputError("tokenizing text needs sacrebleu: pip install 'torch-bleu[text]'") from error
+    if name not in TOKENIZERS:
+        raise InputError(f"unknown tokenizer {name!r}; choose one of {', '.join(TOKENIZERS)}")
+    try:
+        tokenizer: Callable[[str], str] = BLEU(tokenize=name).tokenizer
+    except (ImportError, RuntimeError) as error:
+        raise InputError(f"tokenizer {name!r} is not usable here: {' '.join(str(error).split())}") from None
+    if name == "none" and not lowercase:
+        return str.split  # the "none" tokenizer leaves the line as it is: its words are the whitespace-separated fields
+
+    def words(line: str) -> list[str]:
+        # sacrebleu lowercases, strips trailing whitespace, tokenizes, then splits on whitespace
+        if lowercase:
+            line = line.lower()
+        return tokenizer(line.rstrip()).split()
+
+    return words
+
+
+def tokenizer_signature(name: str) -> str:
+    """The ``tok:`` field sacrebleu writes for tokenizer ``name`` (e.g. ``13a``, ``ja-mecab-0.996-IPA``)."""
+    from sacrebleu.metrics.bleu import BLEU
+
+    return str(BLEU(tokenize=name).tokenizer_signature)
