@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
 CORPUS = Path(__file__).resolve().parent / "data" / "subword_corpus.txt"
 
-SENTENCEPIECE_MODEL_TYPES = ("unigram", "bpe")
+SENTENCEPIECE_MODEL_TYPES = ("unigram", "bpe", "word")
 UNK_ID = 0
 BOS_ID = 1
 EOS_ID = 2
@@ -105,11 +105,14 @@ def sentencepiece_model_path(
     vocab_size: int = DEFAULT_SENTENCEPIECE_VOCAB,
     byte_fallback: bool = False,
     user_defined_symbols: Sequence[str] = (),
+    denormalization_rules: Sequence[tuple[str, str]] = (),
 ) -> Path:
-    """Train a SentencePiece model of ``model_type`` ("unigram" or "bpe") into ``directory``; its ``.model`` path.
+    """Train a SentencePiece model of ``model_type`` ("unigram", "bpe" or "word") into ``directory``; its
+    ``.model`` path.
 
     The file name records the settings, so models of different settings can share a directory. Pad, bos,
     eos and unk are :data:`PAD_ID`, :data:`BOS_ID`, :data:`EOS_ID` and :data:`UNK_ID`.
+    ``denormalization_rules`` are ``(text, replacement)`` pairs that ``decode`` applies.
     """
     requires("sentencepiece")
     import sentencepiece as spm
@@ -121,6 +124,14 @@ def sentencepiece_model_path(
     name = f"sp-{model_type}-{vocab_size}{'-bytes' if byte_fallback else ''}"
     if user_defined_symbols:
         name += f"-user{len(user_defined_symbols)}"
+    rules = ""
+    if denormalization_rules:
+        name += f"-denormalized{len(denormalization_rules)}"
+        rules = str(directory / f"{name}.tsv")
+        with open(rules, "w", encoding="utf-8") as tsv:  # code points in hex, as SentencePiece reads them
+            for text, replacement in denormalization_rules:
+                tsv.write(" ".join(f"{ord(char):X}" for char in text) + "\t")
+                tsv.write(" ".join(f"{ord(char):X}" for char in replacement) + "\n")
     prefix = directory / name
     spm.SentencePieceTrainer.train(
         input=str(CORPUS),
@@ -129,6 +140,7 @@ def sentencepiece_model_path(
         vocab_size=vocab_size,
         byte_fallback=byte_fallback,
         user_defined_symbols=list(user_defined_symbols),
+        denormalization_rule_tsv=rules,
         unk_id=UNK_ID,
         bos_id=BOS_ID,
         eos_id=EOS_ID,

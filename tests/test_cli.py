@@ -312,7 +312,6 @@ def test_python_m_torch_bleu_exits_with_status_1_on_a_missing_file(files):
         (["ref_1", "-i", "refs"], "refs: is a folder"),
         (["empty_folder", "-i", "hyp_a"], "holds no file"),
         (["ref_1", "-i", "hyp_a", "-s", "floor", "-sv", "-1"], "smooth_value must be"),
-        (["refs_tab", "-nr", "3", "-i", "hyp_a"], "expected 3"),
         (["ref_1", "-i", "hyp_a", "--device", "no-such-device"], "device 'no-such-device' is not usable"),
         (["ref_1", "-i", "hyp_a", "hyp_b", "-pbs", "-j", "-1"], "--paired-jobs must not be negative, got -1"),
     ],
@@ -327,6 +326,26 @@ def test_bad_input_is_a_clear_error(files, run_main, args, message):
     assert status == 1
     assert out == ""
     assert err.startswith("torch-bleu: error: ") and message in err
+
+
+@pytest.mark.parametrize(
+    "args, stdin, message",
+    [
+        (["ref_1"], "a\tb\n" * 4 + "c\n" * 4, "line 5 has 1 tab-separated systems, line 1 has 2"),
+        (["refs_tab", "-nr", "3", "-i", "hyp_a"], None, "expected 3"),
+    ],
+    ids=["systems on standard input", "references split on tabs"],
+)
+def test_lines_with_other_numbers_of_fields_exit_as_sacrebleu_does(files, args, stdin, message):
+    """sacrebleu exits with status 17 when lines of standard input, or of a reference file split by
+    ``--num-refs``, have other numbers of tab-separated fields than they should."""
+    stdin_bytes = None if stdin is None else stdin.encode()
+    theirs = subprocess.run(
+        [sys.executable, "-m", "sacrebleu", *args], cwd=files, input=stdin_bytes, capture_output=True
+    )
+    ours = torch_bleu_process(args, files, stdin_bytes)
+    assert theirs.returncode == ours.returncode == 17
+    assert ours.stdout == b"" and message in ours.stderr.decode()
 
 
 def test_unknown_option_exits_with_status_2(files, run_main):

@@ -276,8 +276,9 @@ def device_constant(key: Hashable, device: Any, build: Callable[[], np.ndarray])
 
     Copying from the host is something an accelerator waits for, so a table or constant that every
     call needs is copied once per device and kept (the :data:`DEVICE_CONSTANTS_KEPT` most recently
-    used), under ``key``, which names the contents. A compiled graph reads kept tensors as they are;
-    what it needs must be on the device before it is traced (count one batch eagerly first).
+    used), under ``key``, which names the contents. A compiled graph reads kept tensors as they are,
+    and holds one that is not kept yet as a constant of its own (``build`` must then be a plain read
+    of an array that already exists).
 
     Example:
         >>> import torch
@@ -293,9 +294,9 @@ def device_constant(key: Hashable, device: Any, build: Callable[[], np.ndarray])
         if not torch.compiler.is_compiling():
             _DEVICE_CONSTANTS.move_to_end(slot)
         return tensor
-    if torch.compiler.is_compiling():
-        raise RuntimeError(f"{key!r} must be on {device} before a graph that reads it is compiled")
     tensor = torch.from_numpy(np.ascontiguousarray(build())).to(device)
+    if torch.compiler.is_compiling():
+        return tensor
     _DEVICE_CONSTANTS[slot] = tensor
     if len(_DEVICE_CONSTANTS) > DEVICE_CONSTANTS_KEPT:
         _DEVICE_CONSTANTS.popitem(last=False)

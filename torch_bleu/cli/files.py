@@ -7,7 +7,7 @@ import gzip
 import os
 from collections.abc import Sequence
 
-from ..errors import InputError
+from ..errors import MALFORMED_LINES, InputError
 
 
 def decode_lines(data: bytes, encoding: str, name: str, universal_newlines: bool = False) -> list[str]:
@@ -71,7 +71,9 @@ def split_systems(lines: list[str], name: str = "<stdin>") -> list[list[str]]:
     for number, line in enumerate(lines, 1):
         fields = line.split("\t")
         if len(fields) != width:
-            raise InputError(f"{name}: line {number} has {len(fields)} tab-separated systems, line 1 has {width}")
+            raise InputError(
+                f"{name}: line {number} has {len(fields)} tab-separated systems, line 1 has {width}", MALFORMED_LINES
+            )
         for system, field in zip(systems, fields):
             system.append(field.rstrip())
     return systems
@@ -105,7 +107,8 @@ def read_references(
         fields = line.split("\t", maxsplit=num_refs - 1)
         if len(fields) != num_refs:
             raise InputError(
-                f"{files[0]}: line {number} has {len(fields)} tab-separated references, expected {num_refs}"
+                f"{files[0]}: line {number} has {len(fields)} tab-separated references, expected {num_refs}",
+                MALFORMED_LINES,
             )
         for stream, field in zip(streams, fields):
             stream.append(field)

@@ -23,7 +23,8 @@ from .run import Run, progress_bar
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit status (0, or 1 for bad input; argparse exits with 2)."""
+    """Run the command line; return the exit status, as sacrebleu's: 0, 1 for bad input, 17 for lines with
+    other numbers of tab-separated fields than the first (argparse exits with 2)."""
     args = build_parser().parse_args(argv)
     if os.environ.get("SACREBLEU_FORMAT", "").lower() in FORMATS:
         args.format = os.environ["SACREBLEU_FORMAT"].lower()
@@ -32,7 +33,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(args)
     except InputError as error:
         print(f"torch-bleu: error: {error}", file=sys.stderr)
-        return 1
+        return error.exit_status
 
 
 @contextmanager

@@ -11,11 +11,10 @@ reads its objects.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -70,6 +69,8 @@ class Detokenizer:
             ``"maximal_subpart"`` (Hugging Face, Python).
         clean_up: whether transformers' ``clean_up_tokenization`` follows decoding.
         kind: a short description, for messages.
+        fingerprint: a digest of what the detokenizer decodes to (its entries, separators and rules):
+            equal for detokenizers that decode every row alike, whatever object holds them.
     """
 
     entries: tuple[bytes, ...]
@@ -77,12 +78,19 @@ class Detokenizer:
     separators: frozenset[int] = frozenset()
     clean_up: bool = False
     kind: str = "custom"
+    fingerprint: str = field(init=False, repr=False)
+    _host_tables: tuple[np.ndarray, np.ndarray] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.invalid_utf8 not in INVALID_UTF8_RULES:
             raise ValueError(f"invalid_utf8 must be one of {INVALID_UTF8_RULES}, got {self.invalid_utf8!r}")
         if not self.entries:
             raise ValueError("a detokenizer needs at least one vocabulary entry")
+        # built here, on the host, once: a compiled graph then takes them as constants
+        object.__setattr__(
+            self, "fingerprint", _fingerprint(self.entries, self.separators, self.invalid_utf8, self.clean_up)
+        )
+        object.__setattr__(self, "_host_tables", _tables(self.entries, self.separators))
 
     def __repr__(self) -> str:
         return f"Detokenizer({self.kind}, {self.vocab_size} ids, clean_up={self.clean_up})"
@@ -91,17 +99,6 @@ class Detokenizer:
     def vocab_size(self) -> int:
         """How many ids the vocabulary has (``0 .. vocab_size - 1``)."""
         return len(self.entries)
-
-    @functools.cached_property
-    def fingerprint(self) -> str:
-        """A digest of what the detokenizer decodes to (its entries, separators and rules): equal for
-        detokenizers that decode every row alike, whatever object holds them."""
-        digest = hashlib.blake2b(digest_size=16)
-        for entry in self.entries:
-            digest.update(len(entry).to_bytes(4, "little") + entry)
-        rules = (sorted(self.separators), self.invalid_utf8, self.clean_up)
-        digest.update(repr(rules).encode())
-        return digest.hexdigest()
 
     def tables(self, device: torch.device) -> tuple[Tensor, Tensor]:
         """``(entry_units, entry_lengths)`` on ``device``: ``(V, E)`` int32, zero-padded, and ``(V,)`` int64.
@@ -115,17 +112,6 @@ class Detokenizer:
             device_constant(("detokenizer units", self.fingerprint), device, lambda: units),
             device_constant(("detokenizer lengths", self.fingerprint), device, lambda: lengths),
         )
-
-    @functools.cached_property
-    def _host_tables(self) -> tuple[np.ndarray, np.ndarray]:
-        units = [_units(entry) for entry in self.entries]
-        for index in self.separators:
-            units[index] = [SEPARATOR]
-        data = np.zeros((self.vocab_size, max(map(len, units), default=1) or 1), dtype=np.int32)
-        for row, entry_units in zip(data, units):
-            row[: len(entry_units)] = entry_units
-        lengths = np.fromiter(map(len, units), dtype=np.int64, count=self.vocab_size)
-        return data, lengths
 
     @classmethod
     def from_sentencepiece(cls, model: Any) -> Detokenizer:
@@ -199,6 +185,25 @@ class Detokenizer:
         )
 
 
+def _fingerprint(entries: tuple[bytes, ...], separators: frozenset[int], invalid_utf8: str, clean_up: bool) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    for entry in entries:
+        digest.update(len(entry).to_bytes(4, "little") + entry)
+    digest.update(repr((sorted(separators), invalid_utf8, clean_up)).encode())
+    return digest.hexdigest()
+
+
+def _tables(entries: tuple[bytes, ...], separators: frozenset[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The units of every entry, zero-padded, and their numbers (see :meth:`Detokenizer.tables`)."""
+    units = [_units(entry) for entry in entries]
+    for index in separators:
+        units[index] = [SEPARATOR]
+    data = np.zeros((len(units), max(map(len, units), default=1) or 1), dtype=np.int32)
+    for row, entry_units in zip(data, units):
+        row[: len(entry_units)] = entry_units
+    return data, np.fromiter(map(len, units), dtype=np.int64, count=len(units))
+
+
 def _units(entry: bytes) -> list[int]:
     """An entry's code points when it is well-formed UTF-8 on its own, else its raw bytes."""
     try:
@@ -214,8 +219,8 @@ PRECOMPILED_CHARSMAP_FIELD = 2
 
 def _has_denormalization_rules(model_proto: bytes) -> bool:
     """Whether a serialized SentencePiece model has a denormalizer with rules (a non-empty charsmap)."""
-    for field, value in _protobuf_fields(model_proto):
-        if field == DENORMALIZER_SPEC_FIELD and isinstance(value, bytes):
+    for number, value in _protobuf_fields(model_proto):
+        if number == DENORMALIZER_SPEC_FIELD and isinstance(value, bytes):
             return any(inner == PRECOMPILED_CHARSMAP_FIELD and bool(rules) for inner, rules in _protobuf_fields(value))
     return False
 
@@ -228,25 +233,25 @@ def _protobuf_fields(message: bytes) -> list[tuple[int, int | bytes]]:
         >>> _protobuf_fields(bytes([0x08, 0x96, 0x01, 0x2A, 0x02, 0x61, 0x62]))
         [(1, 150), (5, b'ab')]
     """
-    fields: list[tuple[int, int | bytes]] = []
+    found: list[tuple[int, int | bytes]] = []
     position = 0
     while position < len(message):
         key, position = _varint(message, position)
-        field, wire_type = key >> 3, key & 7
+        number, wire_type = key >> 3, key & 7
         if wire_type == 0:
             value, position = _varint(message, position)
-            fields.append((field, value))
+            found.append((number, value))
         elif wire_type == 2:
             length, position = _varint(message, position)
-            fields.append((field, message[position : position + length]))
+            found.append((number, message[position : position + length]))
             position += length
         elif wire_type in (1, 5):  # fixed 64 or 32 bits
             size = 8 if wire_type == 1 else 4
-            fields.append((field, int.from_bytes(message[position : position + size], "little")))
+            found.append((number, int.from_bytes(message[position : position + size], "little")))
             position += size
         else:
             raise ValueError(f"unexpected protocol buffer wire type {wire_type} in a SentencePiece model")
-    return fields
+    return found
 
 
 def _varint(data: bytes, position: int) -> tuple[int, int]:

@@ -8,9 +8,6 @@ is described by the batch's row lengths, which the engine already honours, so it
 the padded sentences are cut off before anything is summed: the statistics equal the eager ones
 exactly.
 
-The first batch on each device is counted eagerly: that puts every table the counting reads (a
-detokenizer's, the character classes) on the device, where the compiled graphs find them.
-
 Example:
     >>> import torch
     >>> from torch_bleu.inputs.ids import token_batch
@@ -118,17 +115,11 @@ class CompiledCounter:
         def count(batch: TokenBatch) -> SentenceStatistics:
             return count_statistics(batch, config)
 
-        self.config = config
         self.options = {**DEFAULT_COMPILE_OPTIONS, **(options or {})}
         self._compiled: Callable[[TokenBatch], SentenceStatistics] = torch.compile(_own_code(count), **self.options)
-        self._devices_seen: set[torch.device] = set()
 
     def __call__(self, batch: TokenBatch) -> SentenceStatistics:
-        """The statistics of ``batch``'s sentences (the padded ones cut off); eager for a device's first batch."""
-        device = batch.preds.device
-        if device not in self._devices_seen:
-            self._devices_seen.add(device)
-            return count_statistics(batch, self.config)
+        """The statistics of ``batch``'s sentences (the padded ones cut off)."""
         size = batch.preds.shape[0]
         stats = self._compiled(bucketed(batch))
         return SentenceStatistics(*(field[:size] for field in stats))
