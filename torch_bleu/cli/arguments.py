@@ -11,7 +11,15 @@ from ..metrics.command_line import CommandLineMetric
 from ..version import __version__
 from .metrics import METRICS
 
+#: How many resamples (bootstrap) or trials (approximate randomization) the tests draw by default, as in
+#: sacrebleu, which also draws them for a number given as 0 or less.
 SAMPLE_DEFAULTS = {"bs": 1000, "ar": 10000}
+#: The options that set those numbers, their defaults and what they count.
+SAMPLE_OPTIONS = (
+    (("--confidence-n", "-cin"), SAMPLE_DEFAULTS["bs"], "Bootstrap resamples for --confidence"),
+    (("--paired-ar-n", "-parn"), SAMPLE_DEFAULTS["ar"], "Approximate randomization trials"),
+    (("--paired-bs-n", "-pbsn"), SAMPLE_DEFAULTS["bs"], "Bootstrap resamples of the paired test"),
+)
 FORMATS = ("json", "text", "latex")
 
 
@@ -67,13 +75,6 @@ def build_parser() -> argparse.ArgumentParser:
     tests.add_argument(
         "--confidence", "-ci", action="store_true", help="Report a bootstrap confidence interval (single system)."
     )
-    tests.add_argument(
-        "--confidence-n",
-        "-cin",
-        type=int,
-        default=1000,
-        help="Bootstrap resamples for --confidence (default: %(default)s).",
-    )
     paired = tests.add_mutually_exclusive_group()
     paired.add_argument(
         "--paired-ar",
@@ -84,20 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     paired.add_argument(
         "--paired-bs", "-pbs", action="store_true", help="Paired bootstrap resampling test against the first system."
     )
-    tests.add_argument(
-        "--paired-ar-n",
-        "-parn",
-        type=int,
-        default=10000,
-        help="Approximate randomization trials (default: %(default)s).",
-    )
-    tests.add_argument(
-        "--paired-bs-n",
-        "-pbsn",
-        type=int,
-        default=1000,
-        help="Bootstrap resamples of the paired test (default: %(default)s).",
-    )
+    for names, default, what in SAMPLE_OPTIONS:
+        tests.add_argument(*names, type=int, default=default, help=f"{what} (default: %(default)s).")
     tests.add_argument(
         "--paired-jobs",
         "-j",

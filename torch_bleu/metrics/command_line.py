@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Optional
 
 import numpy as np
 
+from .config import MetricConfig
+
 if TYPE_CHECKING:
     from sacrebleu.metrics.base import Score
 
@@ -30,6 +32,9 @@ class CommandLineMetric(ABC):
     An instance holds the metric's options (it is sent to worker processes with ``--paired-jobs``, so
     it must pickle); the command line builds it with :meth:`from_arguments`.
     """
+
+    #: The metric's options.
+    config_class: ClassVar[type[MetricConfig]]
 
     #: The name ``-m`` takes (``bleu``).
     name: ClassVar[str]
@@ -45,10 +50,28 @@ class CommandLineMetric(ABC):
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         """Add the metric's options (sacrebleu's names) to ``parser``, as a group of their own."""
 
+    def __init__(self, config: MetricConfig) -> None:
+        self.config = config
+
     @classmethod
-    @abstractmethod
+    def add_option(cls, group: argparse._ArgumentGroup, *flags: str, option: str, **settings: Any) -> None:
+        """Add a command-line option (sacrebleu's ``flags``) that sets the config's ``option``."""
+        if "action" not in settings and "choices" not in settings:  # named in --help as sacrebleu names it
+            settings["metavar"] = flags[0].lstrip("-").replace("-", "_").upper()
+        group.add_argument(*flags, dest=f"{cls.name}:{option}", **settings)
+
+    @classmethod
+    def config_from(cls, args: argparse.Namespace, **more: Any) -> MetricConfig:
+        """The config of the parsed options that :meth:`add_option` added (and of ``more``); a ``ValueError``
+        or ``TypeError`` says what is wrong with them."""
+        prefix = f"{cls.name}:"
+        options = {name.removeprefix(prefix): value for name, value in vars(args).items() if name.startswith(prefix)}
+        return cls.config_class(**options, **more)
+
+    @classmethod
     def from_arguments(cls, args: argparse.Namespace) -> CommandLineMetric:
-        """The metric of the parsed options; a ``ValueError`` or ``TypeError`` says what is wrong with them."""
+        """The metric of the parsed options."""
+        return cls(cls.config_from(args))
 
     def encode(
         self, systems: list[list[str]], references: list[list[str]], names: Sequence[str] = ()

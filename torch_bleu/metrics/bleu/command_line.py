@@ -49,47 +49,61 @@ class BLEUCommand(CommandLineMetric):
     #: square of the rows: four systems per block count the 16 WMT17 systems fastest.
     systems_per_task = SYSTEMS_PER_BLOCK
     signature_fields: ClassVar[dict[str, str]] = {"case": "c", "eff": "e", "tok": "tok", "smooth": "s", "ngram": "n"}
+    config_class = BLEUConfig
+    config: BLEUConfig
 
     def __init__(self, config: BLEUConfig, force: bool = False) -> None:
-        self.config = config
+        super().__init__(config)
         self.force = force
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         bleu = parser.add_argument_group("BLEU options")
-        bleu.add_argument(
+        cls.add_option(
+            bleu,
             "--smooth-method",
             "-s",
+            option="smoothing",
             choices=SACREBLEU_SMOOTHING,
             default="exp",
             help="Smoothing method (default: %(default)s).",
         )
-        bleu.add_argument(
+        cls.add_option(
+            bleu,
             "--smooth-value",
             "-sv",
+            option="smooth_value",
             type=float,
             default=None,
             help="Smoothing value of floor (default 0.1) and add-k (default 1).",
         )
-        bleu.add_argument(
-            "--tokenize", "-tok", choices=TOKENIZERS, default="13a", help="sacrebleu tokenizer (default: %(default)s)."
+        cls.add_option(
+            bleu,
+            "--tokenize",
+            "-tok",
+            option="tokenize",
+            choices=TOKENIZERS,
+            default="13a",
+            help="sacrebleu tokenizer (default: %(default)s).",
         )
-        bleu.add_argument("--lowercase", "-lc", action="store_true", help="Case-insensitive BLEU.")
+        cls.add_option(
+            bleu, "--lowercase", "-lc", option="lowercase", action="store_true", help="Case-insensitive BLEU."
+        )
         bleu.add_argument("--force", action="store_true", help="Do not warn about input that looks tokenized.")
-        bleu.add_argument("--max-ngram-order", type=int, default=4, help="Highest n-gram order (default: %(default)s).")
+        cls.add_option(
+            bleu,
+            "--max-ngram-order",
+            option="max_order",
+            type=int,
+            default=4,
+            help="Highest n-gram order (default: 4).",
+        )
 
     @classmethod
     def from_arguments(cls, args: argparse.Namespace) -> BLEUCommand:
-        if args.max_ngram_order < 1:
-            raise ValueError(f"--max-ngram-order must be at least 1, got {args.max_ngram_order}")
-        config = BLEUConfig(
-            max_order=args.max_ngram_order,
-            smoothing=args.smooth_method,
-            smooth_value=args.smooth_value,
-            effective_order=args.sentence_level,
-            tokenize=args.tokenize,
-            lowercase=args.lowercase,
-        )
+        # sacrebleu's sentence scores average over the orders each sentence has
+        config = cls.config_from(args, effective_order=args.sentence_level)
+        assert isinstance(config, BLEUConfig)  # config_class
         return cls(config, args.force)
 
     def encode(

@@ -36,37 +36,28 @@ class CHRFCommand(CommandLineMetric):
     name = "chrf"
     title = "CHRF"
     signature_fields: ClassVar[dict[str, str]] = {"case": "c", "eff": "e", "nc": "nc", "nw": "nw", "space": "s"}
-
-    def __init__(self, config: CHRFConfig) -> None:
-        self.config = config
+    config_class = CHRFConfig
+    config: CHRFConfig
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         chrf = parser.add_argument_group("chrF options")
-        chrf.add_argument("--chrf-char-order", "-cc", type=int, default=6, help="Character n-gram order (default: 6).")
-        chrf.add_argument(
-            "--chrf-word-order", "-cw", type=int, default=0, help="Word n-gram order (default: 0; 2 is chrF++)."
-        )
-        chrf.add_argument("--chrf-beta", type=int, default=2, help="Recall's weight against precision (default: 2).")
-        chrf.add_argument("--chrf-whitespace", action="store_true", help="Keep whitespace in character n-grams.")
-        chrf.add_argument("--chrf-lowercase", action="store_true", help="Case-insensitive chrF.")
-        chrf.add_argument(
-            "--chrf-eps-smoothing",
-            action="store_true",
-            help="Smooth as chrF++.py, nltk and Moses do (not effective order).",
-        )
-
-    @classmethod
-    def from_arguments(cls, args: argparse.Namespace) -> CHRFCommand:
-        config = CHRFConfig(
-            char_order=args.chrf_char_order,
-            word_order=args.chrf_word_order,
-            beta=args.chrf_beta,
-            whitespace=args.chrf_whitespace,
-            eps_smoothing=args.chrf_eps_smoothing,
-            lowercase=args.chrf_lowercase,
-        )
-        return cls(config)
+        for flags, option, default, what in (
+            (("--chrf-char-order", "-cc"), "char_order", 6, "Character n-gram order (default: 6)."),
+            (("--chrf-word-order", "-cw"), "word_order", 0, "Word n-gram order (default: 0; 2 is chrF++)."),
+            (("--chrf-beta",), "beta", 2, "Recall's weight against precision (default: 2)."),
+        ):
+            cls.add_option(chrf, *flags, option=option, type=int, default=default, help=what)
+        for flags, option, what in (
+            (("--chrf-whitespace",), "whitespace", "Keep whitespace in character n-grams."),
+            (("--chrf-lowercase",), "lowercase", "Case-insensitive chrF."),
+            (
+                ("--chrf-eps-smoothing",),
+                "eps_smoothing",
+                "Smooth as chrF++.py, nltk and Moses do (not effective order).",
+            ),
+        ):
+            cls.add_option(chrf, *flags, option=option, action="store_true", help=what)
 
     def count(
         self, systems: Sequence[Any], references: Any, device: str | None, progress: Progress = None
