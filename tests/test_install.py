@@ -25,12 +25,17 @@ def pip_install(requirement: str, target: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
+def modules(package: Path) -> list[str]:
+    return sorted(str(path.relative_to(package)) for path in package.rglob("*.py"))
+
+
 def installed_package(target: Path) -> str:
     code = "import torch_bleu; print(torch_bleu.__file__)"
     env = {**os.environ, "PYTHONPATH": str(target)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=target)
     assert done.returncode == 0, done.stderr
     assert (target / "bin" / "torch-bleu").exists()  # the console script
+    assert modules(target / "torch_bleu") == modules(ROOT / "torch_bleu")  # every subpackage is installed
     return done.stdout.strip()
 
 
