@@ -23,6 +23,7 @@ from ..arrays import (
     array_namespace,
     cast,
     full_like_shape,
+    is_tensor,
     kept_size,
     pack_kept,
     running_max,
@@ -38,7 +39,7 @@ CODE_POINT_VALUES = 0x110000
 
 
 def word_ids(
-    chars: Array, starts: Array, used: Array, distinct: int, *columns: tuple[Array, Any]
+    chars: Array, starts: Array, used: Array, distinct: int, *columns: tuple[Array, Any], longest: int | None = None
 ) -> tuple[Array, int, list[Array]]:
     """Exact ids of the words of a stream whose used slots hold the characters of words, end to end.
 
@@ -50,6 +51,8 @@ def word_ids(
             leave) come after them.
         distinct: a bound on the values of ``chars``.
         columns: ``(values, filler)`` pairs, one value per slot, to read at the first character of each word.
+        longest: a bound on the characters of a word (the rows' width, where words lie in rows), which
+            bounds the rounds where sizes follow from shapes alone; by default the stream's length.
 
     Returns:
         The ids ``1, 2, ...`` of the words in stream order (0 in the slots after them), a bound on how
@@ -69,7 +72,10 @@ def word_ids(
     word = starts.cumsum(axis=-1)
     position = arange_like(slots, chars)
     offset = position - running_max(xp.where(starts, position, 0))  # of each character in its word
-    longest = int(xp.where(used, offset, -1).max()) + 1 if slots and sizes_from_data(offset) else slots
+    if slots and sizes_from_data(offset):
+        longest = int(xp.where(used, offset, -1).max()) + 1
+    elif longest is None or longest > slots:
+        longest = slots
     code_bits = max(distinct.bit_length(), 1)
     per_key = max(1, min(keys.KEY_BITS // code_bits, longest))
 
@@ -142,6 +148,9 @@ def word_rows(chars: Array, in_word: Array, starts: Array) -> WordRows:
         True
     """
     xp = array_namespace(chars)
+    if is_tensor(chars) and sizes_from_data(chars):  # on the CPU: NumPy on the tensors' own memory is faster
+        ids, lengths = word_rows(chars.numpy(), in_word.numpy(), starts.numpy())
+        return WordRows(xp.from_numpy(ids), xp.from_numpy(lengths))
     rows, width = chars.shape
     flat_in_word = in_word.reshape(-1)
     row = arange_like(rows * width, chars) // max(width, 1)
@@ -154,7 +163,7 @@ def word_rows(chars: Array, in_word: Array, starts: Array) -> WordRows:
     )
     used = stream_rows < rows
     distinct = int(codes.max()) if sizes_from_data(codes) and codes.shape[0] else CODE_POINT_VALUES
-    ids, _, (word_row,) = word_ids(codes, stream_starts, used, distinct, (stream_rows, rows))
+    ids, _, (word_row,) = word_ids(codes, stream_starts, used, distinct, (stream_rows, rows), longest=width)
     # the words lie row after row: a word's column is its place after the first word of its row
     lengths = starts.sum(axis=-1)
     words = kept_size(starts)
