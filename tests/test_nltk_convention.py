@@ -3,7 +3,7 @@
 Random corpora come from hypothesis, as nltk takes them (lists of lists of ints). Scores agree to a
 relative 1e-9, nltk's tiny numbers for "no match" (1e-77 ... 1e-231) included. Where nltk raises
 (method6 without a trigram match, or with fewer than 3 orders) we return the value documented in
-``torch_bleu.smoothing``, computed here from nltk's own modified precisions.
+``torch_bleu.metrics.bleu.nltk_smoothing``, computed here from nltk's own modified precisions.
 """
 
 from __future__ import annotations

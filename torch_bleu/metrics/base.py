@@ -75,12 +75,12 @@ class ExactMetric(Metric):
         super().__init_subclass__(**kwargs)
         own = inspect.signature(cls.__init__)
         options = [
-            inspect.Parameter(field.name, inspect.Parameter.KEYWORD_ONLY, default=field.default)
+            inspect.Parameter(field.name, inspect.Parameter.KEYWORD_ONLY, default=field.default, annotation=field.type)
             for field in dataclasses.fields(cls.config_class)
         ]
         rest = [parameter for parameter in own.parameters.values() if parameter.kind != inspect.Parameter.VAR_KEYWORD]
         metric_kwargs = inspect.Parameter("metric_kwargs", inspect.Parameter.VAR_KEYWORD)
-        cls.__signature__ = own.replace(parameters=[*rest[1:], *options, metric_kwargs])  # type: ignore[attr-defined]
+        cls.__signature__ = own.replace(parameters=[*options, *rest[1:], metric_kwargs])  # type: ignore[attr-defined]
 
     # --- what a metric defines -------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ The command line scores whole text corpora: ``K`` systems' hypotheses against th
 references. A sentence's references and the hypotheses of a few systems form the rows of one
 :class:`~torch_bleu.engine.rows.StackedRows` block, so the references are read once for several
 systems, and the engine (:func:`~torch_bleu.engine.clipped_matches`) counts them all at once;
-lengths, totals and reference lengths follow :func:`~torch_bleu.statistics.assemble_statistics`, as
+lengths, totals and reference lengths follow :func:`~.statistics.assemble_statistics`, as
 for the metric. Sentences are counted in blocks of similar length (:func:`length_sorted_batches`),
 so that short ones are not padded to the length of the longest.
 

@@ -2,7 +2,7 @@
 
 They reproduce ``nltk.translate.bleu_score.SmoothingFunction`` (checked against nltk 3.10) on nltk's
 raw per-order numerators and denominators (corpus sums of clipped matches and of ``max(1, #n-grams)``
-per sentence), with the interface of :mod:`torch_bleu.smoothing`. ``method0`` does what nltk does
+per sentence), with the interface of :mod:`.smoothing`. ``method0`` does what nltk does
 where an order has no match: it puts the smallest normal float, ``sys.float_info.min``, in that
 order's place, so the score is a tiny positive number (about 1e-77 with one such order of four)
 rather than 0. One difference, for input where nltk gives no number at all:
