@@ -53,8 +53,8 @@ class ExactMetric(Metric):
 
     def __init__(self, **options: Any) -> None:
         config_class = self.config_class
-        metric_options = {name: options.pop(name) for name in list(options) if name in config_class.option_names()}
-        for name in options:
+        config_options = {name: options.pop(name) for name in list(options) if name in config_class.option_names()}
+        for name in options:  # what is left is torchmetrics' own, or a name another library gives an option
             if name in config_class.foreign_options:
                 raise config_class.unknown_option(name)
         try:
@@ -64,7 +64,7 @@ class ExactMetric(Metric):
             if not unknown:
                 raise
             raise config_class.unknown_option(unknown[0], more=", and torchmetrics' Metric arguments") from None
-        self.config = config_class(**metric_options)
+        self.config = config_class(**config_options)
         for name, shape in zip(self.state_names, self.statistics_shapes()):
             self.add_state(name, torch.zeros(shape, dtype=torch.int64), dist_reduce_fx="sum")
         # equal on every rank and in every merge, so "max" keeps it as it is
