@@ -8,13 +8,15 @@ import torch
 from sacrebleu.metrics import BLEU
 
 
-def strip_row(row: torch.Tensor, ignore_ids: Sequence[int]) -> list[int]:
-    """The usual list filter of an nltk loop: drop ignored ids wherever they are."""
-    return [token for token in row.tolist() if token not in ignore_ids]
+def strip_row(row: torch.Tensor, ignore_ids: Sequence[int], eos_ids: Sequence[int] = ()) -> list[int]:
+    """The usual list filter of an nltk loop: cut the row at its first EOS, drop ignored ids wherever they are."""
+    tokens = row.tolist()
+    ends = [index for index, token in enumerate(tokens) if token in eos_ids]
+    return [token for token in tokens[: min(ends, default=len(tokens))] if token not in ignore_ids]
 
 
 def sacrebleu_streams(
-    preds: torch.Tensor, target: torch.Tensor, ignore_ids: Sequence[int] = ()
+    preds: torch.Tensor, target: torch.Tensor, ignore_ids: Sequence[int] = (), eos_ids: Sequence[int] = ()
 ) -> tuple[list[str], list[list[str | None]]]:
     """Hypothesis strings and sacrebleu reference streams for a padded batch.
 
@@ -23,10 +25,10 @@ def sacrebleu_streams(
     """
     if target.dim() == 2:
         target = target.unsqueeze(1)
-    hyps = [" ".join(map(str, strip_row(row, ignore_ids))) for row in preds]
+    hyps = [" ".join(map(str, strip_row(row, ignore_ids, eos_ids))) for row in preds]
     streams: list[list[str | None]] = [[] for _ in range(target.shape[1])]
     for sentence in target:
-        rows = [strip_row(row, ignore_ids) for row in sentence]
+        rows = [strip_row(row, ignore_ids, eos_ids) for row in sentence]
         all_empty = not any(rows)
         for index, row in enumerate(rows):
             present = bool(row) or (all_empty and index == 0)
@@ -34,12 +36,12 @@ def sacrebleu_streams(
     return hyps, streams
 
 
-def sacrebleu_corpus(preds, target, ignore_ids=(), **bleu_options):
+def sacrebleu_corpus(preds, target, ignore_ids=(), eos_ids=(), **bleu_options):
     """sacrebleu's corpus score object for a padded batch (``tokenize='none'``).
 
     sacrebleu's ``BLEU()`` smooths with ``exp`` by default; ours (like nltk) does not, so the oracle
     uses ``smooth_method='none'`` unless told otherwise.
     """
-    hyps, streams = sacrebleu_streams(preds, target, ignore_ids)
+    hyps, streams = sacrebleu_streams(preds, target, ignore_ids, eos_ids)
     bleu_options.setdefault("smooth_method", "none")
     return BLEU(tokenize="none", **bleu_options).corpus_score(hyps, streams)

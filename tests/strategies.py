@@ -1,10 +1,14 @@
-"""Hypothesis strategies the differential tests share: token ids, ragged corpora, corpora of words."""
+"""Hypothesis strategies the differential tests share: token ids, padded and ragged corpora, corpora of words."""
 
 from __future__ import annotations
 
+import torch
 from hypothesis import strategies as st
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+#: The special ids of the padded corpora.
+PAD, BOS, EOS = 0, 1, 2
 
 #: Words of the text corpora: few, so that n-grams repeat, match and get clipped.
 WORDS = ["a", "b", "c", "d", "e"]
@@ -46,3 +50,31 @@ def word_corpora(
     outputs = draw(st.lists(st.lists(line, min_size=size, max_size=size), min_size=systems[0], max_size=systems[1]))
     refs = draw(st.lists(st.lists(line, min_size=size, max_size=size), min_size=references[0], max_size=references[1]))
     return outputs, refs
+
+
+@st.composite
+def padded_corpora(draw, max_batch=6, max_refs=3, max_len=14):
+    """A padded batch with ignore ids mid-row, absent and empty references, ties and short rows."""
+    batch = draw(st.integers(0, max_batch))
+    num_refs = draw(st.integers(1, max_refs))
+    pred_width = draw(st.integers(0, max_len))
+    ref_width = draw(st.integers(0, max_len))
+    # a small vocabulary makes repeats, matches and clipping common; large ids test exactness
+    vocab = draw(
+        st.one_of(
+            st.lists(st.integers(3, 8), min_size=1, max_size=4, unique=True),
+            st.lists(st.integers(INT64_MIN, INT64_MAX), min_size=1, max_size=6, unique=True),
+        )
+    )
+    token = st.sampled_from([*vocab, PAD, BOS, EOS]) if draw(st.booleans()) else st.sampled_from(vocab)
+    preds = draw(st.lists(st.lists(token, min_size=pred_width, max_size=pred_width), min_size=batch, max_size=batch))
+    target = draw(
+        st.lists(
+            st.lists(st.lists(token, min_size=ref_width, max_size=ref_width), min_size=num_refs, max_size=num_refs),
+            min_size=batch,
+            max_size=batch,
+        )
+    )
+    preds = torch.tensor(preds, dtype=torch.int64).reshape(batch, pred_width)
+    target = torch.tensor(target, dtype=torch.int64).reshape(batch, num_refs, ref_width)
+    return preds, target

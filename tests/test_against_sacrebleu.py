@@ -7,41 +7,10 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles import sacrebleu_corpus
-from strategies import INT64_MAX, INT64_MIN
+from strategies import BOS, EOS, PAD, padded_corpora
 
 from torch_bleu import BLEUConfig, BLEUScore, corpus_bleu, sentence_bleu
 from torch_bleu.metrics.bleu.counting import batch_statistics
-
-PAD, BOS, EOS = 0, 1, 2
-
-
-@st.composite
-def padded_corpora(draw, max_batch=6, max_refs=3, max_len=14):
-    """A padded batch with ignore ids mid-row, absent and empty references, ties and short rows."""
-    batch = draw(st.integers(0, max_batch))
-    num_refs = draw(st.integers(1, max_refs))
-    pred_width = draw(st.integers(0, max_len))
-    ref_width = draw(st.integers(0, max_len))
-    # a small vocabulary makes repeats, matches and clipping common; large ids test exactness
-    vocab = draw(
-        st.one_of(
-            st.lists(st.integers(3, 8), min_size=1, max_size=4, unique=True),
-            st.lists(st.integers(INT64_MIN, INT64_MAX), min_size=1, max_size=6, unique=True),
-        )
-    )
-    token = st.sampled_from([*vocab, PAD, BOS, EOS]) if draw(st.booleans()) else st.sampled_from(vocab)
-    preds = draw(st.lists(st.lists(token, min_size=pred_width, max_size=pred_width), min_size=batch, max_size=batch))
-    target = draw(
-        st.lists(
-            st.lists(st.lists(token, min_size=ref_width, max_size=ref_width), min_size=num_refs, max_size=num_refs),
-            min_size=batch,
-            max_size=batch,
-        )
-    )
-    preds = torch.tensor(preds, dtype=torch.int64).reshape(batch, pred_width)
-    target = torch.tensor(target, dtype=torch.int64).reshape(batch, num_refs, ref_width)
-    return preds, target
-
 
 OPTIONS = st.fixed_dictionaries(
     {

@@ -113,6 +113,9 @@ BAD_OPTIONS = [
     ({"ignore_ids": ["<pad>"]}, TypeError, "ignore_ids"),
     ({"ignore_ids": [0.0]}, TypeError, "ignore_ids"),
     ({"ignore_ids": "0"}, TypeError, "ignore_ids"),
+    ({"eos_id": "</s>"}, TypeError, "eos_id must be an int or a sequence of ints"),
+    ({"eos_id": [2.0]}, TypeError, "eos_id must contain ints only"),
+    ({"eos_id": True}, TypeError, "eos_id"),
     ({"effective_order": "yes"}, TypeError, "effective_order"),
     # other libraries' names for options: the error names ours
     ({"n_gram": 2}, TypeError, "n_gram is max_order"),
@@ -124,6 +127,7 @@ BAD_OPTIONS = [
     ({"lowercase": True}, ValueError, "lowercase applies to text"),
     ({"lowercase": 1, "tokenize": "13a"}, TypeError, "lowercase must be a bool"),
     ({"tokenize": "13a", "ignore_ids": [0]}, ValueError, "ignore_ids apply to token ids"),
+    ({"tokenize": "13a", "eos_id": 2}, ValueError, "eos_id applies to token ids"),
 ]
 
 

@@ -173,7 +173,8 @@ def test_wmt17_systems_from_text():
 @pytest.mark.parametrize(
     "options, error, message",
     [
-        ({"ignore_ids": [0]}, ValueError, "ignore_ids apply to subword ids"),
+        ({"ignore_ids": [0]}, ValueError, "ignore_ids is an option of subword ids"),
+        ({"eos_id": 2}, ValueError, "eos_id is an option of subword ids"),
         ({"char_order": 0, "word_order": 0}, ValueError, "nothing to count"),
         ({"char_order": -1}, ValueError, "char_order must be an integer >= 0"),
         ({"beta": "2"}, ValueError, "beta must be a number"),

@@ -17,7 +17,7 @@ import torch
 from torch_bleu import BLEUScore, sentence_bleu, sentence_statistics
 
 OPTIONS = [
-    {"ignore_ids": [0]},
+    {"ignore_ids": [0], "eos_id": 5},
     {"ignore_ids": [0], "smoothing": "exp", "effective_order": True},
     {"smoothing": "floor", "ref_length": "shortest"},
     {"smoothing": "add-k", "smooth_value": 2.0, "max_order": 2},
@@ -73,7 +73,9 @@ class GraphCounter:
         return graph.forward
 
 
-@pytest.mark.parametrize("options", [{"ignore_ids": [0]}, {"convention": "nltk", "smoothing": "method1"}])
+@pytest.mark.parametrize(
+    "options", [{"ignore_ids": [0], "eos_id": [4, 5]}, {"convention": "nltk", "smoothing": "method1"}]
+)
 def test_compiled_metric_buckets_widths_and_equals_eager(options):
     """Widths from 5 to 300 (and a smaller last batch) take at most 8 graphs; every state equals eager's."""
     backend = GraphCounter()

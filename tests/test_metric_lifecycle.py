@@ -310,8 +310,9 @@ def test_metric_collection_updates_and_computes_every_variant():
         ({"convention": "nltk", "smoothing": "method1"}, {"smoothing": "floor"}),
         ({}, {"ref_length": "shortest"}),
         ({}, {"ignore_ids": [PAD, 9]}),
+        ({}, {"eos_id": 9}),
     ],
-    ids=["convention", "ref_length", "ignore_ids"],
+    ids=["convention", "ref_length", "ignore_ids", "eos_id"],
 )
 def test_metric_collection_with_default_compute_groups_gives_each_metric_its_own_score(first_options, second_options):
     # The first batch gives equal statistics under both options, so torchmetrics would group the two

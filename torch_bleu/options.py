@@ -1,4 +1,4 @@
-"""Checks that options of every kind share: a choice among names, a flag, a whole number, ids to ignore.
+"""Checks that options of every kind share: a choice among names, a flag, a whole number, token ids.
 
 Each raises the error a user should see, naming the option; metrics' configs call them from their
 ``__post_init__``. Needs neither PyTorch nor NumPy (a tensor of ids is read when one is passed).
@@ -53,29 +53,31 @@ def check_whole(name: str, value: object, minimum: int) -> int:
     return int(value)
 
 
-def check_ignore_ids(ignore_ids: object) -> tuple[int, ...]:
-    """The ids to drop (PAD, BOS, EOS, ...) as a sorted tuple of distinct ints: from one int, a sequence of
-    ints, or an integer tensor.
+def check_token_ids(name: str, token_ids: object) -> tuple[int, ...]:
+    """Token ids given as option ``name`` (``ignore_ids``, ``eos_id``) as a sorted tuple of distinct ints:
+    from ``None`` (none), one int, a sequence of ints, or an integer tensor.
 
     Example:
-        >>> check_ignore_ids([2, 0, 2]), check_ignore_ids(3)
-        ((0, 2), (3,))
+        >>> check_token_ids("ignore_ids", [2, 0, 2]), check_token_ids("eos_id", 3), check_token_ids("eos_id", None)
+        ((0, 2), (3,), ())
     """
     torch = sys.modules.get("torch")  # a tensor exists only once PyTorch is imported: no need to import it here
-    if torch is not None and isinstance(ignore_ids, torch.Tensor):
-        if not is_integer(ignore_ids):
-            raise TypeError(f"ignore_ids must be integers, got a {ignore_ids.dtype} tensor")
-        ignore_ids = ignore_ids.reshape(-1).tolist()
-    if isinstance(ignore_ids, numbers.Integral) and not isinstance(ignore_ids, bool):
-        ignore_ids = (ignore_ids,)
-    if isinstance(ignore_ids, (str, bytes)) or not isinstance(ignore_ids, Iterable):
-        raise TypeError(f"ignore_ids must be a sequence of ints, got {type(ignore_ids).__name__}")
+    if torch is not None and isinstance(token_ids, torch.Tensor):
+        if not is_integer(token_ids):
+            raise TypeError(f"{name} must be integers, got a {token_ids.dtype} tensor")
+        token_ids = token_ids.reshape(-1).tolist()
+    if token_ids is None:
+        return ()
+    if isinstance(token_ids, numbers.Integral) and not isinstance(token_ids, bool):
+        token_ids = (token_ids,)
+    if isinstance(token_ids, (str, bytes)) or not isinstance(token_ids, Iterable):
+        raise TypeError(f"{name} must be an int or a sequence of ints, got {type(token_ids).__name__}")
     checked: list[int] = []
-    for token_id in ignore_ids:
+    for token_id in token_ids:
         if isinstance(token_id, bool) or not isinstance(token_id, numbers.Integral):
-            raise TypeError(f"ignore_ids must contain ints only, got {token_id!r}")
+            raise TypeError(f"{name} must contain ints only, got {token_id!r}")
         value = int(token_id)
         if not -(2**63) <= value < 2**63:
-            raise ValueError(f"ignore_ids must fit in int64, got {value}")
+            raise ValueError(f"{name} must fit in int64, got {value}")
         checked.append(value)
     return tuple(sorted(set(checked)))

@@ -4,8 +4,9 @@ Every algorithm of the engine starts here. The first ``K`` rows of each sentence
 (one for the metric and the functional API; every system of a corpus for the command line), the
 other ``R`` its references; all are padded to one width ``L``, so that one batched operation
 handles hypotheses and references alike. Which tokens take part is said by ``keep``, never by a
-padding id: ignored ids, padding and absent references are dropped wherever they sit, and the kept
-tokens packed to the front of their row, so that n-grams are formed over kept tokens only.
+padding id: ignored ids, padding, what follows a row's first EOS and absent references are dropped
+wherever they sit, and the kept tokens packed to the front of their row, so that n-grams are formed
+over kept tokens only.
 
 The rows are PyTorch tensors on any device or NumPy arrays; the engine runs the same code on both.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ..arrays import Array, arange_like, array_namespace, full_like_shape
+from ..arrays import Array, arange_like, array_namespace, cast, full_like_shape, running_max
 
 
 class StackedRows(NamedTuple):
@@ -40,19 +41,22 @@ def stack_rows(
     ignore_ids: Sequence[int] = (),
     ref_present: Array | None = None,
     row_lengths: Array | None = None,
+    eos_ids: Sequence[int] = (),
 ) -> StackedRows:
     """Put ``preds`` ``(B, Lp)`` and ``target`` ``(B, R, Lt)`` side by side and mark the tokens to keep.
 
-    A token is kept when it is not in ``ignore_ids``, lies inside its row's original width (and
-    within its length, when ``row_lengths`` ``(B, 1 + R)`` gives the lengths of ragged rows), and
-    belongs to the hypothesis or to a reference that ``ref_present`` (``(B, R)`` bool) does not mark
-    absent.
+    A token is kept when it is not in ``ignore_ids``, comes before the first of ``eos_ids`` in its row,
+    lies inside its row's original width (and within its length, when ``row_lengths`` ``(B, 1 + R)``
+    gives the lengths of ragged rows), and belongs to the hypothesis or to a reference that
+    ``ref_present`` (``(B, R)`` bool) does not mark absent.
 
     Example:
         >>> import torch
         >>> rows = stack_rows(torch.tensor([[7, 0, 8]]), torch.tensor([[[0, 9, 8]]]), ignore_ids=[0])
         >>> rows.tokens.tolist(), rows.keep.tolist(), rows.lengths.tolist()
         ([[[7, 0, 8], [0, 9, 8]]], [[[True, False, True], [False, True, True]]], [[2, 2]])
+        >>> stack_rows(torch.tensor([[7, 2, 8]]), torch.tensor([[[9, 8, 2]]]), eos_ids=[2]).keep.tolist()
+        [[[True, False, False], [True, True, False]]]
     """
     xp = array_namespace(preds)
     batch, hyp_width = preds.shape
@@ -65,17 +69,14 @@ def stack_rows(
 
     keep: Array | None = None
     for token_id in ignore_ids:
-        kept = tokens != token_id
-        if keep is None:
-            keep = kept
-        else:
-            keep &= kept
+        keep = _and(keep, tokens != token_id)
     if not ignore_ids and hyp_width != ref_width:
         row_width = xp.where(arange_like(num_refs + 1, preds) > 0, ref_width, hyp_width)
         keep = xp.broadcast_to(arange_like(width, preds) < row_width[:, None], tokens.shape)
+    if eos_ids:
+        keep = _and(keep, _before_first(tokens, eos_ids))
     if row_lengths is not None:
-        inside = arange_like(width, preds) < row_lengths[..., None]
-        keep = inside if keep is None else keep & inside
+        keep = _and(keep, arange_like(width, preds) < row_lengths[..., None])
     if ref_present is not None:
         hypothesis_present = full_like_shape(ref_present, (batch, 1), True)
         row_present = xp.concatenate([hypothesis_present, ref_present], 1)[..., None]
@@ -83,3 +84,18 @@ def stack_rows(
     if keep is None:
         return StackedRows(tokens, None, full_like_shape(preds, (batch, num_refs + 1), width))
     return StackedRows(tokens, keep, keep.sum(axis=-1))
+
+
+def _and(keep: Array | None, more: Array) -> Array:
+    """``keep & more``, where ``None`` keeps every token."""
+    return more if keep is None else keep & more
+
+
+def _before_first(tokens: Array, stop_ids: Sequence[int]) -> Array:
+    """``(B, S, L)`` bool: the tokens that come before the first of ``stop_ids`` in their row (a running
+    maximum, so no position has to be looked up on the host)."""
+    xp = array_namespace(tokens)
+    is_stop = tokens == stop_ids[0]
+    for token_id in stop_ids[1:]:
+        is_stop |= tokens == token_id
+    return running_max(cast(is_stop, xp.uint8)) == 0

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from ...options import check_choice, check_flag, check_ignore_ids, check_whole
+from ...options import check_choice, check_flag, check_token_ids, check_whole
 from ...text.tokenizers import TOKENIZERS, TOKENIZERS_ON_CODE_POINTS
 from ..config import MetricConfig, check_detokenizer
 
@@ -85,7 +85,9 @@ class BLEUConfig(MetricConfig):
             ``None`` takes the library default. nltk methods without a constant reject one.
         effective_order: average only over the orders the hypothesis has n-grams for (sacrebleu only;
             nltk's denominators are never 0, so the nltk convention has no such option).
-        ignore_ids: token ids (PAD, BOS, EOS, ...) dropped from every row before n-grams are formed.
+        ignore_ids: token ids (PAD, BOS, ...) dropped wherever they occur in a row, before n-grams are formed.
+        eos_id: one id or several: every row is cut at its first EOS, which counts for nothing, and
+            neither does any token after it (batched decoding goes on emitting tokens after a row's EOS).
         ref_length: ``"closest"`` reference length (ties go to the shorter one) or ``"shortest"``.
         convention: ``"sacrebleu"`` or ``"nltk"``; decides the per-sentence denominators and edge rules.
         tokenize: ``None`` (the default) to score token ids; or the name of one of sacrebleu's
@@ -94,8 +96,8 @@ class BLEUConfig(MetricConfig):
         lowercase: lowercase strings before tokenizing them (sacrebleu's ``lowercase``); text only.
         detokenizer: a :class:`~torch_bleu.Detokenizer` to score rows of subword ids as sacrebleu scores
             their decoded text, on the device; ``tokenize`` is then ``"13a"`` (the default), ``"none"``
-            or ``"char"``, and ``ignore_ids`` are dropped before decoding. References may be ids or
-            the original strings.
+            or ``"char"``; rows are cut at ``eos_id`` and ``ignore_ids`` dropped before decoding.
+            References may be ids or the original strings.
 
     Example:
         >>> BLEUConfig(max_order=2).weights
@@ -118,6 +120,7 @@ class BLEUConfig(MetricConfig):
     smooth_value: float | None = None
     effective_order: bool = False
     ignore_ids: Sequence[int] = ()
+    eos_id: int | Sequence[int] | None = None
     ref_length: str = "closest"
     convention: str = "sacrebleu"
     tokenize: str | None = None
@@ -128,6 +131,7 @@ class BLEUConfig(MetricConfig):
     counting_options: ClassVar[tuple[str, ...]] = (
         "max_order",
         "ignore_ids",
+        "eos_id",
         "ref_length",
         "convention",
         "tokenize",
@@ -140,7 +144,7 @@ class BLEUConfig(MetricConfig):
         order = _resolve_max_order(self.max_order, self.weights)
         tokenize = self.tokenize
         if self.detokenizer is None:
-            _check_text_options(tokenize, self.lowercase, self.ignore_ids)
+            _check_text_options(tokenize, self.lowercase, self.ignore_ids, self.eos_id)
         else:
             tokenize = _check_detokenizer_options(self.detokenizer, tokenize, self.lowercase)
         check_choice("convention", self.convention, CONVENTIONS)
@@ -156,7 +160,8 @@ class BLEUConfig(MetricConfig):
             "max_order": order,
             "weights": _check_weights(self.weights, order),
             "smooth_value": _check_smooth_value(self.smoothing, self.smooth_value),
-            "ignore_ids": check_ignore_ids(self.ignore_ids),
+            "ignore_ids": check_token_ids("ignore_ids", self.ignore_ids),
+            "eos_id": check_token_ids("eos_id", self.eos_id),
             "tokenize": tokenize,
         }
         for name, value in resolved.items():
@@ -183,6 +188,17 @@ class BLEUConfig(MetricConfig):
         """
         assert self.weights is not None  # resolved by __post_init__
         return tuple(self.weights)
+
+    @property
+    def eos_ids(self) -> tuple[int, ...]:
+        """The ids that end a row (none unless ``eos_id`` is given).
+
+        Example:
+            >>> BLEUConfig(eos_id=2).eos_ids
+            (2,)
+        """
+        assert isinstance(self.eos_id, tuple)  # resolved by __post_init__
+        return self.eos_id
 
     @property
     def constant(self) -> float:
@@ -296,7 +312,7 @@ def _check_smooth_value(smoothing: str, smooth_value: float | None) -> float | N
     return float(smooth_value)
 
 
-def _check_text_options(tokenize: object, lowercase: object, ignore_ids: object) -> None:
+def _check_text_options(tokenize: object, lowercase: object, ignore_ids: object, eos_id: object) -> None:
     if tokenize is not None and tokenize not in TOKENIZERS:
         raise ValueError(f"tokenize must be None (token ids) or one of sacrebleu's {TOKENIZERS}, got {tokenize!r}")
     check_flag("lowercase", lowercase)
@@ -304,6 +320,8 @@ def _check_text_options(tokenize: object, lowercase: object, ignore_ids: object)
         raise ValueError("lowercase applies to text: pass tokenize='13a' (or another tokenizer) with it")
     if tokenize is not None and ignore_ids:
         raise ValueError("ignore_ids apply to token ids; strings scored with tokenize= have none to ignore")
+    if tokenize is not None and eos_id is not None:
+        raise ValueError("eos_id applies to token ids; strings scored with tokenize= end where they end")
 
 
 def _check_detokenizer_options(detokenizer: object, tokenize: object, lowercase: object) -> str:

@@ -47,7 +47,9 @@ def count_statistics(batch: TokenBatch, config: BLEUConfig, algorithm: str = "au
         >>> count_statistics(batch, BLEUConfig(ignore_ids=[0])).matches.tolist()
         [[2, 1, 0, 0]]
     """
-    rows = stack_rows(batch.preds, batch.target, config.ignore_ids, batch.ref_present, batch.row_lengths)
+    rows = stack_rows(
+        batch.preds, batch.target, config.ignore_ids, batch.ref_present, batch.row_lengths, config.eos_ids
+    )
     present = batch.references_present(rows.lengths[:, 1:])  # decided on the ids, before any decoding
     if config.detokenizer is not None:
         assert config.tokenize is not None  # a detokenizer's tokenizer is resolved by the config

@@ -37,15 +37,16 @@ def sentence_statistics(
         target: ``(B, Lt)`` or ``(B, R, Lt)`` integer reference ids, or a list with the references of
             each hypothesis (see :func:`~torch_bleu.corpus_bleu`).
         ref_present: ``(B, R)`` bool, which reference rows of a padded ``target`` are real. By default
-            a row with no token left after removing ``ignore_ids`` is absent, unless all rows of the
-            sentence are empty, in which case the sentence has one empty reference. (A ragged
+            a row with no token left after removing ``ignore_ids`` (and cutting at ``eos_id``) is
+            absent, unless all rows of the sentence are empty, in which case the sentence has one
+            empty reference. (A ragged
             ``target`` says which references exist by itself.)
         algorithm: how to count n-grams, ``"auto"`` (chosen from the shapes), ``"sorted"`` or
             ``"pairwise"`` (see :mod:`torch_bleu.engine`); all give the same statistics.
         **options: any option of :class:`~torch_bleu.BLEUConfig`. Those that decide the statistics:
-            ``max_order``, ``ignore_ids``, ``ref_length``, ``convention`` (``"sacrebleu"`` counts
-            ``max(0, len - n + 1)`` hypothesis n-grams; ``"nltk"`` counts ``max(1, ...)`` per sentence,
-            as nltk's ``modified_precision`` does), ``tokenize`` and ``lowercase`` (strings),
+            ``max_order``, ``ignore_ids``, ``eos_id``, ``ref_length``, ``convention`` (``"sacrebleu"``
+            counts ``max(0, len - n + 1)`` hypothesis n-grams; ``"nltk"`` counts ``max(1, ...)`` per
+            sentence, as nltk's ``modified_precision`` does), ``tokenize`` and ``lowercase`` (strings),
             ``detokenizer`` (subword ids).
 
     Example:
@@ -71,7 +72,7 @@ def corpus_bleu(preds: Hypotheses, target: References, **options: Any) -> Tensor
             with one entry per hypothesis: a 1-D tensor, or a list of references (1-D tensors or lists
             of ints), as many as that hypothesis has.
         **options: any option of :class:`~torch_bleu.BLEUConfig` (``max_order``, ``weights``,
-            ``smoothing``, ``smooth_value``, ``effective_order``, ``ignore_ids``, ``ref_length``,
+            ``smoothing``, ``smooth_value``, ``effective_order``, ``ignore_ids``, ``eos_id``, ``ref_length``,
             ``convention``, ``tokenize``, ``lowercase``, ``detokenizer``).
 
     Returns:

@@ -29,7 +29,7 @@ class BLEUScore(ExactMetric):
 
     Args:
         **options: the options of :class:`~torch_bleu.BLEUConfig`, by name: ``max_order``, ``weights``,
-            ``smoothing``, ``smooth_value``, ``effective_order``, ``ignore_ids``, ``ref_length``,
+            ``smoothing``, ``smooth_value``, ``effective_order``, ``ignore_ids``, ``eos_id``, ``ref_length``,
             ``convention``, ``tokenize``, ``lowercase``, ``detokenizer``.
         compile: count each batch with ``torch.compile`` (``fullgraph=True, dynamic=False``): ``True``,
             or a dict of further ``torch.compile`` options (``{"mode": "reduce-overhead"}`` for CUDA
@@ -45,7 +45,7 @@ class BLEUScore(ExactMetric):
     Integer sums are exact and do not depend on how the corpus is split into batches or ranks, so
     under DDP ``compute()`` gives every rank the single-process score.
     A fifth state, ``counted_with``, is a constant fingerprint of the options that decide the
-    statistics (``max_order``, ``ignore_ids``, ``ref_length``, ``convention``, ``tokenize``,
+    statistics (``max_order``, ``ignore_ids``, ``eos_id``, ``ref_length``, ``convention``, ``tokenize``,
     ``lowercase``, ``detokenizer``): checkpoints and merges counted otherwise are refused, and a
     ``MetricCollection`` never shares states between metrics that count differently.
 
@@ -56,8 +56,8 @@ class BLEUScore(ExactMetric):
     Example:
         >>> import torch
         >>> PAD, BOS, EOS = 0, 1, 2
-        >>> metric = BLEUScore(ignore_ids=[PAD, BOS, EOS])
-        >>> preds = torch.tensor([[1, 7, 8, 9, 10, 11, 2, 0], [1, 5, 6, 7, 8, 2, 0, 0]])
+        >>> metric = BLEUScore(ignore_ids=[PAD, BOS], eos_id=EOS)
+        >>> preds = torch.tensor([[1, 7, 8, 9, 10, 11, 2, 0], [1, 5, 6, 7, 8, 2, 8, 9]])  # 8, 9 after EOS
         >>> target = torch.tensor([[1, 7, 8, 9, 10, 12, 2], [1, 5, 6, 7, 8, 9, 2]])
         >>> metric.update(preds, target)
         >>> metric.numerator.tolist(), metric.denominator.tolist()

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from ...options import check_flag, check_ignore_ids, check_whole
+from ...options import check_flag, check_token_ids, check_whole
 from ..config import MetricConfig, check_detokenizer
 
 if TYPE_CHECKING:
@@ -44,6 +44,8 @@ class CHRFConfig(MetricConfig):
             the effective-order average of sacrebleu 2.
         lowercase: lowercase strings first; text only.
         ignore_ids: ids dropped before decoding (with ``detokenizer``).
+        eos_id: one id or several: every row is cut at its first EOS before decoding, the EOS and
+            what follows it counting for nothing (with ``detokenizer``).
         detokenizer: a :class:`~torch_bleu.Detokenizer` to score subword ids as their decoded text.
 
     ``beta`` and ``eps_smoothing`` change the statistics too: each sentence keeps its best reference,
@@ -65,6 +67,7 @@ class CHRFConfig(MetricConfig):
     eps_smoothing: bool = False
     lowercase: bool = False
     ignore_ids: Sequence[int] = ()
+    eos_id: int | Sequence[int] | None = None
     detokenizer: Detokenizer | None = None
 
     metric_name: ClassVar[str] = "chrF"
@@ -76,6 +79,7 @@ class CHRFConfig(MetricConfig):
         "eps_smoothing",
         "lowercase",
         "ignore_ids",
+        "eos_id",
         "detokenizer",
     )
     foreign_options: ClassVar[dict[str, str]] = FOREIGN_OPTIONS
@@ -88,12 +92,11 @@ class CHRFConfig(MetricConfig):
             raise ValueError(f"beta must be a number >= 0, got {self.beta!r}")
         for name in ("whitespace", "eps_smoothing", "lowercase"):
             check_flag(name, getattr(self, name))
-        ignore_ids = check_ignore_ids(self.ignore_ids)
+        token_ids = {name: check_token_ids(name, getattr(self, name)) for name in ("ignore_ids", "eos_id")}
         if self.detokenizer is None:
-            if ignore_ids:
-                raise ValueError(
-                    "ignore_ids apply to subword ids, which need a detokenizer; strings have none to ignore"
-                )
+            for name, value in token_ids.items():
+                if value:
+                    raise ValueError(f"{name} is an option of subword ids, which need a detokenizer; text has no ids")
         else:
             check_detokenizer(self.detokenizer)
             if self.lowercase:
@@ -103,13 +106,19 @@ class CHRFConfig(MetricConfig):
                     "whitespace=True is not computed on ids (decoders differ on the spaces at the start of a row): "
                     + DECODE_HINT
                 )
-        for name, value in {**orders, "beta": float(self.beta), "ignore_ids": ignore_ids}.items():
+        for name, value in {**orders, "beta": float(self.beta), **token_ids}.items():
             object.__setattr__(self, name, value)
 
     @property
     def orders(self) -> int:
         """How many orders the statistics have: the character orders, then the word orders."""
         return self.char_order + self.word_order
+
+    @property
+    def eos_ids(self) -> tuple[int, ...]:
+        """The ids that end a row (none unless ``eos_id`` is given)."""
+        assert isinstance(self.eos_id, tuple)  # resolved by __post_init__
+        return self.eos_id
 
     @property
     def input_hint(self) -> str:

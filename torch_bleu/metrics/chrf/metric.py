@@ -29,7 +29,7 @@ class CHRFScore(ExactMetric):
         **options: the options of :class:`~torch_bleu.metrics.chrf.config.CHRFConfig`, by name:
             ``char_order``, ``word_order``, ``beta``, ``whitespace``, ``eps_smoothing``, ``lowercase``
             (sacrebleu's ``CHRF`` options; defaults: chrF2, 6 character orders, no word orders),
-            ``ignore_ids`` and ``detokenizer`` (subword ids).
+            ``ignore_ids``, ``eos_id`` and ``detokenizer`` (subword ids).
         **metric_kwargs: passed to ``torchmetrics.Metric`` (``sync_on_compute``, ``process_group``, ...).
 
     Example:
