@@ -72,6 +72,109 @@ def test_common_mistakes_get_a_hint(preds, target, message):
             score(preds, target)
 
 
+# Layouts of other libraries, and other libraries' ways of passing options: each gets its own hint.
+LAYOUT_MISTAKES = {
+    "sacrebleu's reference streams": (
+        ["a b c", "d e f", "g h i"],
+        [["a b c", "d e f", "g h i"], ["a b c", "d e f", "g h x"]],
+        {"tokenize": "13a"},
+        ValueError,
+        r"batch sizes differ: 3 != 2; target looks like sacrebleu's reference streams .* list\(zip\(\*streams\)\)",
+    ),
+    "reference streams of ids": (
+        [[4, 5], [6, 7], [8]],
+        [[[4, 5], [6, 7], [8]], [[4], [6], [8]]],
+        {},
+        ValueError,
+        r"sacrebleu's reference streams",
+    ),
+    "nltk's argument order": (
+        [[[4, 5, 6, 8]], [[4, 5]]],
+        [[4, 5, 6, 7], [4, 5]],
+        {},
+        TypeError,
+        r"look swapped: .* nltk's corpus_bleu\(list_of_references, hypotheses\)",
+    ),
+    "nltk's argument order, of words": ([[["the", "cat"]]], [["the", "cat"]], {}, TypeError, "look swapped"),
+    "nltk's lists of words": (
+        [["the", "cat"]],
+        [[["the", "cat"]]],
+        {},
+        TypeError,
+        r"got str \(words\?\).*joined by spaces, with tokenize='none', convention='nltk'",
+    ),
+    "sacrebleu's argument order": (
+        [["the cat", "a cat"]],
+        ["the cat"],
+        {"tokenize": "13a"},
+        TypeError,
+        r"preds\[0\] is a list of strings.*look swapped.*if they are words, join them",
+    ),
+    "ids stored as floats": (torch.tensor([[4.0, 5.0]]), GOOD_TARGET, {}, TypeError, r"pass preds\.long\(\)"),
+    "reference ids stored as floats": (GOOD_PREDS, torch.tensor([[4.0]]), {}, TypeError, r"pass target\.long\(\)"),
+    "a NumPy array of floats": (
+        np.array([[4.0, 5.0]]),
+        GOOD_TARGET.numpy(),
+        {},
+        TypeError,
+        r"got a NumPy array of float64; .* pass preds\.astype\(np\.int64\)",
+    ),
+    "NumPy logits": (
+        np.zeros((1, 4, 10), dtype=np.float32),
+        GOOD_TARGET.numpy(),
+        {},
+        TypeError,
+        r"NumPy array of float32; if these are logits .* preds\.argmax\(dim=-1\)",
+    ),
+}
+
+
+@pytest.mark.parametrize("mistake", LAYOUT_MISTAKES)
+def test_layouts_of_other_libraries_get_a_hint_and_lose_nothing(mistake):
+    preds, target, options, error, message = LAYOUT_MISTAKES[mistake]
+    metric = BLEUScore(**options)
+    metric.update(["the cat sat"] if options else GOOD_PREDS, [["the cat sat"]] if options else GOOD_TARGET)
+    before = {name: getattr(metric, name).clone() for name in ("numerator", "denominator", "preds_len", "target_len")}
+    with pytest.raises(error, match=message):
+        metric.update(preds, target)
+    assert all(torch.equal(getattr(metric, name), value) for name, value in before.items())
+    with pytest.raises(error, match=message):
+        sentence_bleu(preds, target, **options)
+
+
+def test_transposed_streams_give_the_same_score_as_sacrebleu():
+    sacrebleu = pytest.importorskip("sacrebleu")
+    hypotheses = ["the cat sat on the mat", "a dog barked", "it rained all day"]
+    streams = [["the cat sat on a mat", "a dog barks", "it rained all day long"], ["a cat sat", "dogs bark", "rain"]]
+    ours = corpus_bleu(hypotheses, list(zip(*streams)), tokenize="13a", smoothing="exp")
+    assert ours.item() * 100 == pytest.approx(sacrebleu.corpus_bleu(hypotheses, streams).score, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "metric, positional, message",
+    [
+        (BLEUScore, (4, True), r"BLEUScore\(4, True\) reads as torchmetrics' BLEUScore\(n_gram=4, smooth=True\): "),
+        (CHRFScore, (6, 2), r"CHRFScore\(n_char_order=6, n_word_order=2\): .*char_order here.*word_order here"),
+        (BLEUScore, (4, False, None, 1), r"takes its options by name, got BLEUScore\(4, False, None, 1\)"),
+    ],
+)
+def test_options_passed_by_position_are_read_as_torchmetrics_reads_them(metric, positional, message):
+    with pytest.raises(TypeError, match=message):
+        metric(*positional)
+
+
+def test_every_foreign_option_is_named_in_one_message():
+    for make in (
+        lambda **options: BLEUScore(**options),
+        lambda **options: corpus_bleu(GOOD_PREDS, GOOD_TARGET, **options),
+    ):
+        with pytest.raises(TypeError, match=r"unknown options 'n_gram': .*max_order.*; 'smooth': .*add-k") as raised:
+            make(n_gram=4, smooth=True)
+        assert "the options of BLEU are" not in str(raised.value)
+    with pytest.raises(TypeError, match=r"'n_char_order': .*char_order.*; 'colour': the options of chrF are"):
+        CHRFScore(n_char_order=6, colour=1)
+
+
 def test_numpy_arrays_from_hugging_face_compute_metrics_work():
     """Trainer hands compute_metrics NumPy arrays, with labels padded by -100."""
     predictions = np.array([[0, 4, 5, 6, 7, 1, 0]], dtype=np.int64)  # 0 pads, 1 ends the sentence

@@ -154,6 +154,23 @@ def test_corpus_bleu_and_metric_equal_nltk(method, data, corpus, max_order):
     assert_same(metric.compute().item(), expected, method)
 
 
+#: Words as nltk's users have them: tokens of any script and punctuation, none with a space.
+NLTK_WORDS = ["the", "cat", "n't", ",", ".", "Straße", "猫", "--", "&amp;", "'s"]
+
+
+@pytest.mark.parametrize("method", ["method0", "method1", "method3"])
+@SETTINGS
+@given(corpus=ragged_corpora(vocabularies=st.lists(st.sampled_from(NLTK_WORDS), min_size=1, max_size=6, unique=True)))
+def test_lists_of_words_joined_by_spaces_give_nltks_number(method, corpus):
+    """What the hint for nltk's lists of words says: join them, tokenize='none', convention='nltk'."""
+    hyps, refs = corpus
+    joined_refs = [[" ".join(ref) for ref in sentence_refs] for sentence_refs in refs]
+    ours = corpus_bleu(
+        [" ".join(hyp) for hyp in hyps], joined_refs, tokenize="none", convention="nltk", smoothing=method
+    )
+    assert_same(ours.item(), nltk_corpus(refs, hyps, (0.25,) * 4, method, None), method)
+
+
 @settings(max_examples=60)
 @given(corpus=corpora(max_batch=6), max_order=st.integers(1, 6))
 def test_statistics_equal_nltk_modified_precision(corpus, max_order):

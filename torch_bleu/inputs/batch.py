@@ -13,6 +13,9 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
+#: What a ragged row, or a list of rows, may be.
+SEQUENCES = (list, tuple)
+
 
 class WrongKind(TypeError):
     """Input of another kind than the one expected: text where ids go, or ids where text goes.
@@ -56,6 +59,23 @@ class TokenBatch(NamedTuple):
         present = ref_len > 0
         present[..., :1] |= ~present.any(-1, keepdim=True)
         return present
+
+
+def batch_sizes_differ(batch: int, target_batch: int, target: object) -> ValueError:
+    """The error for a ``target`` with another number of entries than there are hypotheses, saying so when
+    ``target`` has sacrebleu's layout: one stream per reference, with one entry per sentence each.
+
+    Example:
+        >>> print(batch_sizes_differ(3, 2, [["a", "b", "c"], ["A", "B", "C"]]))  # doctest: +ELLIPSIS
+        preds and target batch sizes differ: 3 != 2; target looks like sacrebleu's reference streams ...
+    """
+    message = f"preds and target batch sizes differ: {batch} != {target_batch}"
+    if isinstance(target, SEQUENCES) and target and all(isinstance(s, SEQUENCES) and len(s) == batch for s in target):
+        message += (
+            "; target looks like sacrebleu's reference streams (one list per reference, one entry per sentence "
+            "in each): pass list(zip(*streams)), the references of each sentence together"
+        )
+    return ValueError(message)
 
 
 def pad_rows(flat: Tensor, lengths: list[int], slots: list[int], shape: tuple[int, ...]) -> Tensor:

@@ -24,7 +24,15 @@ import torch
 from torch import Tensor
 
 from ..arrays import is_integer
-from .batch import TokenBatch, WrongKind, lengths_tensor, pad_rows, with_ragged_references
+from .batch import (
+    SEQUENCES,
+    TokenBatch,
+    WrongKind,
+    batch_sizes_differ,
+    lengths_tensor,
+    pad_rows,
+    with_ragged_references,
+)
 
 #: One row of token ids: a 1-D integer tensor or array, or a sequence of ints.
 TokenIds = Union[Tensor, np.ndarray, Sequence[int]]
@@ -49,27 +57,33 @@ def _as_tensor(value: Any, name: str) -> Any:
         return value
     if value.dtype.kind in "OUS":
         raise WrongKind(f"{name} is an array of {value.dtype}, not of token ids")
+    if value.dtype.kind not in "iu":
+        raise TypeError(
+            f"{name} must hold integer token ids, got a NumPy array of {value.dtype}"
+            + _float_hint(name, value.ndim, value.dtype.kind == "f", ".astype(np.int64)")
+        )
     return torch.from_numpy(value)
+
+
+def _float_hint(name: str, dims: int, floating: bool, to_ids: str) -> str:
+    """What to pass instead of floats: the ids of logits (``(B, L, V)`` preds), or the ids floats hold."""
+    if not floating:
+        return ""
+    if name == "preds" and dims == 3:
+        return f"; if these are logits or probabilities over the vocabulary, pass their ids: {name}.argmax(dim=-1)"
+    return f"; if these are token ids stored as floats, pass {name}{to_ids}"
 
 
 def _check_id_tensor(value: object, name: str, role: str) -> Tensor:
     if not isinstance(value, Tensor):
         raise TypeError(f"{name} must be a tensor of integer token ids, got {type(value).__name__}")
-    if value.is_floating_point():
-        raise TypeError(
-            f"{name} must hold integer token ids, got dtype {value.dtype}; if these are logits or probabilities "
-            f"over the vocabulary, pass their ids: {name.split('[')[0]}.argmax(dim=-1)"
-        )
     if not is_integer(value):
-        raise TypeError(f"{name} must hold integer token ids, got dtype {value.dtype}")
+        hint = _float_hint(name, value.dim(), value.is_floating_point(), ".long()")
+        raise TypeError(f"{name} must hold integer token ids, got dtype {value.dtype}{hint}")
     dims, description = LAYOUTS[role]
     if value.dim() not in dims:
         raise ValueError(f"{name} must be {description}, got shape {tuple(value.shape)}")
     return value
-
-
-#: What a ragged row, or a list of rows, may be.
-SEQUENCES = (list, tuple)
 
 
 def _check_sequence(value: object, name: str) -> TokenIds:
@@ -203,14 +217,32 @@ def token_batch(preds: Hypotheses, target: References, hint: str = "") -> TokenB
         raise error.with_hint(hint) from None
 
 
+#: What nltk's order of arguments gets.
+SWAPPED = (
+    "preds and target look swapped: each entry of preds is a list of rows, as references are; nltk's "
+    "corpus_bleu(list_of_references, hypotheses) takes the references first, torch_bleu takes the "
+    "hypotheses first: (preds, target)"
+)
+
+
+def _lists_rows(value: object) -> bool:
+    """Whether ``value``'s first entry is a list of rows, as in nltk's ``list_of_references``."""
+    if not isinstance(value, SEQUENCES) or not value:
+        return False
+    first = value[0]
+    return isinstance(first, SEQUENCES) and bool(first) and isinstance(first[0], (Tensor, np.ndarray, *SEQUENCES))
+
+
 def _ragged_batch(preds: Any, target: Any) -> TokenBatch:
     """A batch of which one side at least is a sequence of rows, checked row by row."""
+    if _lists_rows(preds) and not _lists_rows(target):
+        raise TypeError(SWAPPED)
     pred_rows = None if isinstance(preds, Tensor) else _ragged_preds(preds)
     references = None if isinstance(target, Tensor) else _ragged_target(target)
     batch = len(pred_rows) if pred_rows is not None else _check_id_tensor(preds, "preds", "preds").shape[0]
     target_batch = len(references) if references is not None else _check_id_tensor(target, "target", "target").shape[0]
     if batch != target_batch:
-        raise ValueError(f"preds and target batch sizes differ: {batch} != {target_batch}")
+        raise batch_sizes_differ(batch, target_batch, target)
     ref_rows = [ref for refs in references for ref in refs] if references is not None else []
     device = _common_device([preds] if pred_rows is None else pred_rows, [target] if references is None else ref_rows)
 

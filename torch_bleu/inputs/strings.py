@@ -15,8 +15,8 @@ import torch.nn.functional as F
 
 from ..text.code_points import ragged_rows
 from ..text.vocabulary import Vocabulary
-from .batch import TokenBatch, WrongKind, pad_rows, with_ragged_references
-from .ids import SEQUENCES, token_batch
+from .batch import SEQUENCES, TokenBatch, WrongKind, batch_sizes_differ, pad_rows, with_ragged_references
+from .ids import token_batch
 
 
 def sentences(preds: object, target: object, hint: str = "") -> tuple[list[str], list[list[str]]]:
@@ -30,6 +30,12 @@ def sentences(preds: object, target: object, hint: str = "") -> tuple[list[str],
         ...
         TypeError: preds[0] must be a string, got list: pass detokenizer=
     """
+    if _lists_strings(preds):
+        raise TypeError(
+            "preds[0] is a list of strings, where a hypothesis is one string: if these are its references, the "
+            "arguments look swapped (pass the hypotheses first: preds, target); if they are words, join them: "
+            '" ".join(words)'
+        )
     try:
         hypotheses = _strings(preds, "preds")
         return hypotheses, reference_strings(target, len(hypotheses))
@@ -45,10 +51,18 @@ def reference_strings(target: object, batch: int) -> list[list[str]]:
         [entry] if isinstance(entry, str) else _strings(entry, f"target[{index}]") for index, entry in enumerate(target)
     ]
     if len(references) != batch:
-        raise ValueError(f"preds and target batch sizes differ: {batch} != {len(references)}")
+        raise batch_sizes_differ(batch, len(references), target)
     if any(not refs for refs in references):
         raise ValueError("every hypothesis needs at least one reference (it may be empty: [''])")
     return references
+
+
+def _lists_strings(value: object) -> bool:
+    """Whether ``value``'s first entry is a list of strings."""
+    if not isinstance(value, SEQUENCES) or not value:
+        return False
+    first = value[0]
+    return isinstance(first, SEQUENCES) and bool(first) and isinstance(first[0], str)
 
 
 def _strings(values: object, name: str) -> list[str]:

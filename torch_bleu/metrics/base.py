@@ -51,19 +51,24 @@ class ExactMetric(Metric):
     config: MetricConfig
     counted_with: Tensor
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, *positional: Any, **options: Any) -> None:
         config_class = self.config_class
+        if positional:  # refused, saying how torchmetrics' metric of the same kind reads the call
+            raise config_class.positional_error(type(self).__name__, positional)
         config_options = {name: options.pop(name) for name in list(options) if name in config_class.option_names()}
-        for name in options:  # what is left is torchmetrics' own, or a name another library gives an option
-            if name in config_class.foreign_options:
-                raise config_class.unknown_option(name)
+        # what is left is torchmetrics' own, or names another library gives options
+        foreign = [name for name in options if name in config_class.foreign_options]
+        metric_kwargs = {name: value for name, value in options.items() if name not in foreign}
         try:
-            super().__init__(**options)
-        except ValueError as error:
-            unknown = [name for name in options if f"`{name}`" in str(error)]  # torchmetrics: "Unexpected keyword..."
-            if not unknown:
+            super().__init__(**metric_kwargs)
+        except ValueError as error:  # torchmetrics: "Unexpected keyword arguments: `a`, `b`"
+            rejected = [name for name in metric_kwargs if f"`{name}`" in str(error)]
+            if not rejected:
                 raise
-            raise config_class.unknown_option(unknown[0], more=", and torchmetrics' Metric arguments") from None
+            unknown = [name for name in options if name in foreign or name in rejected]
+            raise config_class.unknown_options(unknown, more=", and torchmetrics' Metric arguments") from None
+        if foreign:
+            raise config_class.unknown_options(foreign)
         self.config = config_class(**config_options)
         for name, shape in zip(self.state_names, self.statistics_shapes()):
             self.add_state(name, torch.zeros(shape, dtype=torch.int64), dist_reduce_fx="sum")
@@ -78,7 +83,8 @@ class ExactMetric(Metric):
             inspect.Parameter(field.name, inspect.Parameter.KEYWORD_ONLY, default=field.default, annotation=field.type)
             for field in dataclasses.fields(cls.config_class)
         ]
-        rest = [parameter for parameter in own.parameters.values() if parameter.kind != inspect.Parameter.VAR_KEYWORD]
+        variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+        rest = [parameter for parameter in own.parameters.values() if parameter.kind not in variadic]
         metric_kwargs = inspect.Parameter("metric_kwargs", inspect.Parameter.VAR_KEYWORD)
         cls.__signature__ = own.replace(parameters=[*options, *rest[1:], metric_kwargs])  # type: ignore[attr-defined]
 

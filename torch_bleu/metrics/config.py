@@ -11,7 +11,7 @@ Needs neither PyTorch nor NumPy.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, TypeVar
 
@@ -31,12 +31,15 @@ class MetricConfig:
     * :attr:`metric_name`, the metric's name in messages;
     * :attr:`counting_options`, the options that decide the per-sentence statistics (any option whose
       value can change them, including those that choose among references);
-    * :attr:`foreign_options`, other libraries' names for options, each with what to pass instead.
+    * :attr:`foreign_options`, other libraries' names for options, each with what to pass instead;
+    * :attr:`positional_names`, the names torchmetrics' metric of the same kind gives the arguments
+      it takes by position, to read such a call.
     """
 
     metric_name: ClassVar[str] = "metric"
     counting_options: ClassVar[tuple[str, ...]] = ()
     foreign_options: ClassVar[Mapping[str, str]] = {}
+    positional_names: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def option_names(cls) -> tuple[str, ...]:
@@ -45,23 +48,62 @@ class MetricConfig:
 
     @classmethod
     def from_options(cls: type[Config], options: Mapping[str, Any]) -> Config:
-        """The config of keyword arguments, naming the right option for one it does not have."""
+        """The config of keyword arguments, naming the right option for each one it does not have."""
         try:
             return cls(**options)
         except TypeError:  # the names are read only then: torch.compile does not follow dataclasses.fields
             unknown = [name for name in options if name not in cls.option_names()]
             if unknown:
-                raise cls.unknown_option(unknown[0]) from None
+                raise cls.unknown_options(unknown) from None
             raise
 
     @classmethod
-    def unknown_option(cls, name: str, more: str = "") -> TypeError:
-        """The error for an option this metric does not have: what to pass instead when another library
-        uses that name, else the options there are (and ``more``)."""
-        hint = cls.foreign_options.get(name)
-        if hint is None:
-            hint = f"the options of {cls.metric_name} are {', '.join(cls.option_names())}{more}"
-        return TypeError(f"unknown option {name!r}: {hint}")
+    def unknown_options(cls, names: Sequence[str], more: str = "") -> TypeError:
+        """The error for options this metric does not have, all of them in one message: for a name another
+        library gives an option, what to pass instead; for the others, the options there are (and ``more``).
+
+        Example:
+            >>> from dataclasses import dataclass
+            >>> @dataclass(frozen=True)
+            ... class Options(MetricConfig):
+            ...     max_order: int = 4
+            ...     foreign_options = {"n_gram": "n_gram is max_order here"}
+            >>> print(Options.unknown_options(["n_gram", "colour"]))
+            unknown options 'n_gram': n_gram is max_order here; 'colour': the options of metric are max_order
+        """
+        hints = [f"{name!r}: {cls.foreign_options[name]}" for name in names if name in cls.foreign_options]
+        others = [name for name in names if name not in cls.foreign_options]
+        if others:
+            hints.append(
+                f"{', '.join(map(repr, others))}: the options of {cls.metric_name} are "
+                f"{', '.join(cls.option_names())}{more}"
+            )
+        return TypeError(f"unknown option{'s' if len(names) > 1 else ''} {'; '.join(hints)}")
+
+    @classmethod
+    def positional_error(cls, metric: str, values: Sequence[object]) -> TypeError:
+        """The error for options passed by position to ``metric``: how torchmetrics' metric of the same
+        kind reads that call, and what to pass by name instead.
+
+        Example:
+            >>> class Options(MetricConfig):
+            ...     positional_names = ("n_gram",)
+            ...     foreign_options = {"n_gram": "n_gram is max_order here"}
+            >>> print(Options.positional_error("Score", [4]))
+            Score takes its options by name; Score(4) reads as torchmetrics' Score(n_gram=4): n_gram is max_order here
+        """
+        shown = ", ".join(map(repr, values))
+        if len(values) > len(cls.positional_names):
+            return TypeError(
+                f"{metric} takes its options by name, got {metric}({shown}); they are {', '.join(cls.option_names())}"
+            )
+        named = dict(zip(cls.positional_names, values))
+        reading = ", ".join(f"{name}={value!r}" for name, value in named.items())
+        hints = [cls.foreign_options.get(name, f"pass {name}={value!r}") for name, value in named.items()]
+        return TypeError(
+            f"{metric} takes its options by name; {metric}({shown}) reads as torchmetrics' {metric}({reading}): "
+            + "; ".join(hints)
+        )
 
     def counting(self) -> dict[str, Any]:
         """The options that decide the statistics, by name."""

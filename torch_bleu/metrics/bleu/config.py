@@ -49,7 +49,9 @@ SENTENCE_ONLY_METHODS = ("method5", "method6", "method7")
 #: What to do with text given where ids are expected.
 TEXT_HINT = (
     "to score strings, pass tokenize='13a' (or another of sacrebleu's tokenizers), and torch_bleu tokenizes "
-    "them as sacrebleu does; or map text to ids with your own tokenizer first"
+    "them as sacrebleu does; nltk's lists of words give nltk's number exactly when joined by spaces, with "
+    "tokenize='none', convention='nltk' (\" \".join(words) for every hypothesis and reference); or map text "
+    "to ids with your own tokenizer first"
 )
 
 #: What to do where BLEU of decoded ids is not exact.
@@ -139,6 +141,7 @@ class BLEUConfig(MetricConfig):
         "detokenizer",
     )
     foreign_options: ClassVar[dict[str, str]] = FOREIGN_OPTIONS
+    positional_names: ClassVar[tuple[str, ...]] = ("n_gram", "smooth", "weights")
 
     def __post_init__(self) -> None:
         order = _resolve_max_order(self.max_order, self.weights)

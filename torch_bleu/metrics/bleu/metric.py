@@ -74,10 +74,10 @@ class BLEUScore(ExactMetric):
     preds_len: Tensor
     target_len: Tensor
 
-    def __init__(self, *, compile: bool | dict[str, Any] = False, **options: Any) -> None:
+    def __init__(self, *positional: Any, compile: bool | dict[str, Any] = False, **options: Any) -> None:
         if not isinstance(compile, (bool, dict)):
             raise TypeError(f"compile must be a bool or a dict of torch.compile options, got {type(compile).__name__}")
-        super().__init__(**options)
+        super().__init__(*positional, **options)
         require_corpus_smoothing(self.config)
         self.compile_options = ({} if compile is True else compile) if compile is not False else None
 

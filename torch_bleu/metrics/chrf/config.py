@@ -83,6 +83,14 @@ class CHRFConfig(MetricConfig):
         "detokenizer",
     )
     foreign_options: ClassVar[dict[str, str]] = FOREIGN_OPTIONS
+    positional_names: ClassVar[tuple[str, ...]] = (
+        "n_char_order",
+        "n_word_order",
+        "beta",
+        "lowercase",
+        "whitespace",
+        "return_sentence_level_score",
+    )
 
     def __post_init__(self) -> None:
         orders = {name: check_whole(name, getattr(self, name), minimum=0) for name in ("char_order", "word_order")}
