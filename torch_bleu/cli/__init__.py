@@ -1,6 +1,7 @@
 """``torch-bleu``: sacrebleu's command line for BLEU and chrF, counting on the tensor engine.
 
-Usage is sacrebleu's (``torch-bleu REF [REF ...] -i HYP [HYP ...]``, or hypotheses on standard input),
+Usage is sacrebleu's (``torch-bleu REF [REF ...] -i HYP [HYP ...]``, or hypotheses on standard input;
+``torch-bleu -t wmt17 -l en-de -i HYP`` takes the references of a test set from sacrebleu's local cache),
 and so is the output, line for line: a JSON record or a text line for one system, a table for several,
 and a table with p-values for ``--paired-bs`` / ``--paired-ar``. The signature names torch-bleu's
 version. What differs is underneath: each metric counts every sentence of every system in batches,
@@ -10,9 +11,9 @@ the CPU, where PyTorch, whose import alone takes longer than the whole count, is
 
 The package knows metrics only through the registry (:mod:`.metrics`) of their command-line classes
 (:class:`~torch_bleu.metrics.command_line.CommandLineMetric`). It parses arguments
-(:mod:`.arguments`), reads files (:mod:`.files`, :mod:`.reading`), counts in worker processes when
-asked (:mod:`.jobs`) and prints with sacrebleu's own formatting (:mod:`.output`); :mod:`.main` runs
-these steps.
+(:mod:`.arguments`), reads files (:mod:`.files`, :mod:`.reading`) and test sets (:mod:`.test_sets`),
+counts in worker processes when asked (:mod:`.jobs`) and prints with sacrebleu's own formatting
+(:mod:`.output`); :mod:`.main` runs these steps.
 """
 
 from .main import main

@@ -29,9 +29,11 @@ def build_parser() -> argparse.ArgumentParser:
         prog="torch-bleu",
         description="BLEU and chrF as sacrebleu computes them, counted on a GPU with PyTorch or on the CPU "
         "with NumPy.\n"
-        "Example: torch-bleu ref.de -i system-a.de system-b.de --paired-bs",
+        "Examples: torch-bleu ref.de -i system-a.de system-b.de --paired-bs\n"
+        "          torch-bleu -t wmt17 -l en-de -i system-a.de   (references from sacrebleu's local cache)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    add_test_set_arguments(parser)
     parser.add_argument(
         "--input",
         "-i",
@@ -44,7 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
         "refs",
         nargs="*",
         default=[],
-        help="Reference files, given before -i. A folder stands for all files in it, in name order.",
+        help="Reference files, given before -i (or a test set with -t). A folder stands for all files in it, "
+        "in name order.",
     )
     parser.add_argument(
         "--num-refs",
@@ -126,9 +129,50 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def add_test_set_arguments(parser: argparse.ArgumentParser) -> None:
+    """sacrebleu's options that take the references from one of its test sets instead of files."""
+    test_sets = parser.add_argument_group("Test sets (read from sacrebleu's local cache, never downloaded)")
+    test_sets.add_argument(
+        "--test-set",
+        "-t",
+        default=None,
+        help="sacrebleu's test set instead of reference files (`sacrebleu --list` lists them), or several, "
+        "comma-separated, concatenated. Its files must be in sacrebleu's cache ($SACREBLEU, else ~/.sacrebleu).",
+    )
+    test_sets.add_argument(
+        "--language-pair",
+        "-l",
+        dest="langpair",
+        type=language_pair,
+        default=None,
+        help="Source-target language pair (2-char ISO639-1 codes), such as en-de: the test set's pair, and "
+        "the target language picks BLEU's tokenizer when -tok is not given, as in sacrebleu (also with "
+        "reference files).",
+    )
+    test_sets.add_argument(
+        "--origlang",
+        "-ol",
+        default=None,
+        help="Score only the documents of the test set with this original language (2-char ISO639-1 code); "
+        'a "non-" prefix negates it.',
+    )
+    test_sets.add_argument(
+        "--subset",
+        default=None,
+        help="Score only the documents of the test set whose annotation (sacrebleu's SUBSETS, or the domain "
+        "of WMT XML test sets) matches this regular expression.",
+    )
+
+
+def language_pair(value: str) -> str:
+    """``-l``'s value as given, once it is known to name a source and a target language (``en-de``)."""
+    if "-" not in value:
+        raise argparse.ArgumentTypeError(f"expected source-target language codes such as en-de, got {value!r}")
+    return value
+
+
 def check_options(args: argparse.Namespace) -> None:
-    if not args.refs:
-        raise InputError("give the reference file(s) before -i/--input (torch-bleu has no built-in test sets)")
+    _check_references(args)
     if args.input is not None and not args.input:
         raise InputError("-i/--input needs at least one hypothesis file")
     if args.num_refs < 1:
@@ -141,6 +185,22 @@ def check_options(args: argparse.Namespace) -> None:
         raise InputError(f"--threads must be at least 1, got {args.threads}")
     if args.sentence_level and (args.confidence or args.paired_bs or args.paired_ar):
         raise InputError("statistical tests are unavailable in sentence-level mode")
+
+
+def _check_references(args: argparse.Namespace) -> None:
+    """Reference files, or a test set with its language pair, as sacrebleu takes them."""
+    if args.test_set is None:
+        if not args.refs:
+            raise InputError("give the reference file(s) before -i/--input, or a test set with -t and -l")
+        if args.origlang is not None or args.subset is not None:
+            raise InputError("--origlang and --subset select documents of a test set; give one with -t and -l")
+        return
+    if args.refs:
+        raise InputError("give either a test set (-t) or reference files, not both")
+    if args.langpair is None:
+        raise InputError(f"-t {args.test_set} needs a language pair (-l), such as -l en-de")
+    if args.num_refs != 1:
+        raise InputError("--num-refs splits a reference file on tabs; a test set (-t) has its own references")
 
 
 def choose_device(args: argparse.Namespace) -> str:

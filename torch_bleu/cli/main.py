@@ -20,6 +20,7 @@ from .jobs import count_systems, paired_jobs
 from .output import Counted, print_paired, print_sentences, print_single, print_systems
 from .reading import check_lengths, read_systems
 from .run import Run, progress_bar
+from .test_sets import read_test_sets, select_documents
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -55,9 +56,12 @@ def _run(args: argparse.Namespace) -> int:
     chosen = metrics(args)
     run = Run(args, sacrebleu_seed(), show_progress=not args.quiet and sys.stderr.isatty())
 
-    reference_names, references = read_references(args.refs, args.encoding, args.num_refs)
+    reference_names, references = _read_references(args)
     names, systems = read_systems(args)
     check_lengths(names, systems, reference_names, references)
+    if args.test_set is not None:
+        selected = select_documents(args.test_set, args.langpair, args.origlang, args.subset, [*systems, *references])
+        systems, references = selected[: len(systems)], selected[len(systems) :]
     counted = [Counted(metric, _count(metric, names, systems, references, device, run)) for metric in chosen]
 
     tests = {"nrefs": str(len(references))}
@@ -70,6 +74,13 @@ def _run(args: argparse.Namespace) -> int:
     else:
         print_systems(names, counted, run, tests)
     return 0
+
+
+def _read_references(args: argparse.Namespace) -> tuple[list[str], list[list[str]]]:
+    """Names and lines of the reference streams: the files given, or the test set's (``-t``, ``-l``)."""
+    if args.test_set is None:
+        return read_references(args.refs, args.encoding, args.num_refs)
+    return read_test_sets(args.test_set, args.langpair, args.encoding)
 
 
 def _count(

@@ -62,16 +62,27 @@ class CommandLineMetric(ABC):
 
     @classmethod
     def config_from(cls, args: argparse.Namespace, **more: Any) -> MetricConfig:
-        """The config of the parsed options that :meth:`add_option` added (and of ``more``); a ``ValueError``
-        or ``TypeError`` says what is wrong with them."""
+        """The config of the parsed options that :meth:`add_option` added, and of ``more`` (which wins over
+        them); a ``ValueError`` or ``TypeError`` says what is wrong with them."""
         prefix = f"{cls.name}:"
         options = {name.removeprefix(prefix): value for name, value in vars(args).items() if name.startswith(prefix)}
-        return cls.config_class(**options, **more)
+        return cls.config_class(**{**options, **more})
 
     @classmethod
     def from_arguments(cls, args: argparse.Namespace) -> CommandLineMetric:
         """The metric of the parsed options."""
         return cls(cls.config_from(args))
+
+    @staticmethod
+    def target_language(args: argparse.Namespace) -> str:
+        """The target language of ``-l/--language-pair`` (``de`` of ``en-de``) as sacrebleu reads it, which
+        some metrics' defaults depend on; ``""`` without ``-l``.
+
+        Example:
+            >>> CommandLineMetric.target_language(argparse.Namespace(langpair="en-de"))
+            'de'
+        """
+        return str(args.langpair.split("-")[1]) if args.langpair else ""
 
     def encode(
         self, systems: list[list[str]], references: list[list[str]], names: Sequence[str] = ()

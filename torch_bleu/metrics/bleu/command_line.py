@@ -83,8 +83,9 @@ class BLEUCommand(CommandLineMetric):
             "-tok",
             option="tokenize",
             choices=TOKENIZERS,
-            default="13a",
-            help="sacrebleu tokenizer (default: %(default)s).",
+            default=None,
+            help="sacrebleu tokenizer (default: zh, ja-mecab or ko-mecab for a target language zh, ja or ko "
+            "of -l, else 13a).",
         )
         cls.add_option(
             bleu, "--lowercase", "-lc", option="lowercase", action="store_true", help="Case-insensitive BLEU."
@@ -101,8 +102,9 @@ class BLEUCommand(CommandLineMetric):
 
     @classmethod
     def from_arguments(cls, args: argparse.Namespace) -> BLEUCommand:
+        tokenize = tokenizer_for(getattr(args, f"{cls.name}:tokenize"), cls.target_language(args))
         # sacrebleu's sentence scores average over the orders each sentence has
-        config = cls.config_from(args, effective_order=args.sentence_level)
+        config = cls.config_from(args, effective_order=args.sentence_level, tokenize=tokenize)
         assert isinstance(config, BLEUConfig)  # config_class
         return cls(config, args.force)
 
@@ -151,6 +153,29 @@ class BLEUCommand(CommandLineMetric):
         if config.orders != 4:
             fields["ngram"] = str(config.orders)
         return fields
+
+
+def tokenizer_for(given: str | None, language: str) -> str:
+    """BLEU's tokenizer: the one ``-tok`` gives, else sacrebleu's choice for the target ``language`` of
+    ``-l`` (``zh``, ``ja-mecab``, ``ko-mecab``; ``13a`` for other languages and without ``-l``). As
+    sacrebleu does, warn when the one given is not that choice for Chinese, Japanese or Korean.
+
+    Example:
+        >>> tokenizer_for(None, "zh"), tokenizer_for(None, "de"), tokenizer_for("intl", "")
+        ('zh', '13a', 'intl')
+    """
+    from sacrebleu.metrics.bleu import BLEU
+
+    best = BLEU._TOKENIZER_MAP.get(language)
+    if given is None:
+        return best or BLEU.TOKENIZER_DEFAULT
+    if best is not None and given != best:
+        print(
+            f"torch-bleu: warning: -tok {given} for the target language {language} of -l; sacrebleu's "
+            f"tokenizer for it is {best}",
+            file=sys.stderr,
+        )
+    return given
 
 
 def _warn_if_tokenized(names: Sequence[str], systems: list[list[str]]) -> None:
