@@ -50,7 +50,7 @@ CPU_THREADS: int | None = 1
 FEW_THREADS_MAX_SLOTS = 2**16
 
 #: Rows up to this many tokens go to the pairwise algorithm; on longer rows sorting wins, by 2 to 3
-#: times at 16 to 24 tokens (measured on CPU, see the README's speed section).
+#: times at 16 to 24 tokens (measured on CPU, see the speed page of the documentation).
 PAIRWISE_MAX_WIDTH = 4
 
 

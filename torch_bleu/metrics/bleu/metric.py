@@ -36,7 +36,7 @@ class BLEUScore(ExactMetric):
             graphs). Batches are padded to power-of-two widths and sizes, so a loop compiles a few
             graphs (widths 5 to 300: 7), and the statistics equal eager ones exactly. It is meant for
             accelerators, where it fuses the engine's many small kernels; on a CPU eager is faster
-            at realistic sizes (see the README).
+            at realistic sizes (see the speed page of the documentation).
         **metric_kwargs: passed to ``torchmetrics.Metric`` (``sync_on_compute``, ``process_group``, ...).
 
     States (int64, reduced with ``sum``; torchmetrics' ``BLEUScore`` names them alike):
