@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lint (ruff), type-check (mypy, strict) and run the test suite (and the doctests of torch_bleu/,
 # README.md and docs/*.md) in the project's venv, on one worker process per CPU (pytest-xdist; -n 0 runs them here).
-# Usage: bash scripts/test.sh [pytest args...]
+# Usage: bash scripts/test.sh [--slow] [pytest args...]   (--slow: also the slow cases, as CI runs them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup_env.sh

@@ -74,7 +74,11 @@ class GraphCounter:
 
 
 @pytest.mark.parametrize(
-    "options", [{"ignore_ids": [0], "eos_id": [4, 5]}, {"convention": "nltk", "smoothing": "method1"}]
+    "options",
+    [
+        {"ignore_ids": [0], "eos_id": [4, 5]},
+        pytest.param({"convention": "nltk", "smoothing": "method1"}, marks=pytest.mark.slow),
+    ],
 )
 def test_compiled_metric_buckets_widths_and_equals_eager(options):
     """Widths from 5 to 300 (and a smaller last batch) take at most 8 graphs; every state equals eager's."""

@@ -254,6 +254,7 @@ def test_unknown_algorithm_and_oversized_rows_are_rejected(monkeypatch):
         clipped_matches(rows, 4, "sorted")
 
 
+@pytest.mark.slow
 def test_bench_quick_runs_and_scores_agree(tmp_path):
     """``scripts/bench.py --quick`` keeps working, and every contender's score agrees with its reference."""
     report = tmp_path / "bench.json"

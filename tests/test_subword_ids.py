@@ -229,6 +229,7 @@ def test_adversarial_strings_through_the_tokenizer(vocabulary, hypotheses, shift
     assert _our_statistics(stats) == _sacrebleu_statistics(decoded, references)
 
 
+@pytest.mark.slow
 def test_wmt17_systems_as_sentencepiece_ids():
     """Real outputs: two WMT17 systems, encoded with a model trained on the reference, against the reference text."""
     requires("sentencepiece")
@@ -335,6 +336,7 @@ def test_compiled_fullgraph_equals_eager():
     assert _our_statistics(compiled(ids, target, **options)) == _our_statistics(eager)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("references", ["ids", "strings"])
 def test_compiled_metric_equals_eager(references):
     vocabulary = Vocabulary("unigram")

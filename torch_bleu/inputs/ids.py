@@ -207,7 +207,7 @@ def token_batch(preds: Hypotheses, target: References, hint: str = "") -> TokenB
         >>> token_batch(torch.tensor([[1.0]]), torch.tensor([[1]]))  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        TypeError: preds must hold integer token ids, got dtype torch.float32; if these are logits ...
+        TypeError: preds must hold integer token ids, got dtype torch.float32; ... stored as floats, pass preds.long()
     """
     try:
         if isinstance(preds, (Tensor, np.ndarray)) and isinstance(target, (Tensor, np.ndarray)):
