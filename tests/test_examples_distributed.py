@@ -129,6 +129,7 @@ def test_ddp_example_quick_scores_the_first_sentences(monkeypatch, capsys):
 
 
 @needs_gloo
+@pytest.mark.slow
 def test_ddp_example_on_wmt17_files_matches_sacrebleu():
     if not WMT17.is_dir():
         pytest.skip(f"WMT17 data not found at {WMT17} (the shared data folder beside the repository)")
