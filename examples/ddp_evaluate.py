@@ -31,6 +31,7 @@ from collections.abc import Sequence
 
 import torch
 import torch.distributed as dist
+from _device import usable_device
 from torch import Tensor
 from torch.utils.data import DataLoader, DistributedSampler
 
@@ -122,6 +123,17 @@ def describe(metric: BLEUScore, score: Tensor) -> str:
     )
 
 
+def process_device(name: str) -> str:
+    """argparse ``type=``: ``cpu`` or ``cuda``, once PyTorch is known to be able to use it.
+
+    Each process picks its own GPU later, from ``LOCAL_RANK``.
+    """
+    if name not in ("cpu", "cuda"):
+        raise argparse.ArgumentTypeError(f"invalid choice: {name!r} (choose from 'cpu', 'cuda')")
+    usable_device(name)
+    return name
+
+
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line; ``--device`` defaults to what this machine can give every process."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -130,7 +142,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument(
         "--device",
-        choices=["cpu", "cuda"],
+        type=process_device,
+        metavar="{cpu,cuda}",
         help="cuda: one GPU per process and NCCL; cpu: gloo (default: cuda when there is a GPU "
         "for every process, else cpu)",
     )

@@ -23,6 +23,7 @@ import os
 from collections.abc import Sequence
 
 import torch
+from _device import usable_accelerator
 from _toy_task import BOS, EOS, PAD, TinyTranslator, greedy_decode, make_splits, seed_everything, teacher_forcing_loss
 from torch import Tensor
 from torch.utils.data import DataLoader, TensorDataset
@@ -112,6 +113,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--device",
+        type=usable_accelerator,
         default="auto",
         help="Lightning's accelerator: cpu, cuda, ... (default auto: a GPU if there is one, else cpu)",
     )

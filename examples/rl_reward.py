@@ -10,9 +10,12 @@ decode, and the loss pushes up the log-probability of samples that beat the base
 
 ``torch_bleu.sentence_bleu`` scores the whole padded batch in one pass on the model's device, with no
 ``.tolist()`` and no Python loop over sentences, where the usual reward moves every sentence to Python
-lists and calls nltk's ``sentence_bleu`` twice per sentence. This script first pre-trains
-the digits-to-words Transformer of ``seq2seq_validation.py`` briefly with teacher forcing, then runs
-SCST steps, computing every reward both ways: it checks that they agree and prints what each costs.
+lists and calls nltk's ``sentence_bleu`` twice per sentence.
+
+This script pre-trains the digits-to-words Transformer of ``seq2seq_validation.py`` with teacher
+forcing for 400 steps, stopping while its validation BLEU is still well below 100 (70 to 77 on seeds 0
+to 2), then fine-tunes it with 60 SCST steps, which raise validation BLEU by 5 to 11 points on those
+seeds. Every reward is computed both ways: the script checks that they agree and prints what each costs.
 
 Run:  python examples/rl_reward.py [--steps 60] [--device cpu|cuda] [--seed 0] [--threads 1] [--quick]
 """
@@ -27,6 +30,7 @@ from collections.abc import Iterator, Sequence
 from typing import Callable
 
 import torch
+from _device import usable_device
 from _toy_task import (
     BOS,
     EOS,
@@ -46,6 +50,10 @@ SPECIAL_IDS = (PAD, BOS, EOS)
 # Smoothed sentence BLEU, exactly nltk's sentence_bleu(..., smoothing_function=SmoothingFunction().method1)
 REWARD_OPTIONS = dict(ignore_ids=SPECIAL_IDS, convention="nltk", smoothing="method1")
 TOLERANCE = 1e-9
+# steps over which the learning rates rise to their full values; a fresh Adam's first steps are full-size
+# whatever the gradients' noise, and SCST's rewards are noisy
+PRETRAIN_WARMUP = 30
+SCST_WARMUP = 10
 
 
 def speedup(ours: float, theirs: float) -> str:
@@ -58,11 +66,15 @@ def speedup(ours: float, theirs: float) -> str:
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, default=60, help="SCST steps")
-    parser.add_argument("--pretrain-steps", type=int, default=500, help="teacher-forced steps before SCST")
+    parser.add_argument("--pretrain-steps", type=int, default=400, help="teacher-forced steps before SCST")
     parser.add_argument("--batch-size", type=int, default=128)
-    parser.add_argument("--scst-lr", type=float, default=3e-4, help="learning rate of the SCST steps")
+    parser.add_argument(
+        "--pretrain-lr", type=float, default=3e-3, help="learning rate of the teacher-forced steps, after a warm-up"
+    )
+    parser.add_argument("--scst-lr", type=float, default=3e-4, help="learning rate of the SCST steps, after a warm-up")
     parser.add_argument(
         "--device",
+        type=usable_device,
         default="cuda" if torch.cuda.is_available() else "cpu",
         help="torch device (default: cuda when PyTorch sees a GPU, else cpu)",
     )
@@ -134,16 +146,29 @@ def batches(src: Tensor, tgt: Tensor, batch_size: int, generator: torch.Generato
             yield src[rows], tgt[rows]
 
 
-def pretrain(model: TinyTranslator, stream: Iterator[tuple[Tensor, Tensor]], steps: int, device: torch.device) -> None:
-    """Teacher-forced training, so that SCST starts from a model whose samples are worth comparing."""
+def linear_warmup(optimizer: torch.optim.Optimizer, steps: int) -> torch.optim.lr_scheduler.LambdaLR:
+    """A schedule that raises the learning rate linearly over ``steps`` steps, then keeps it."""
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: min(1.0, (step + 1) / steps))
+
+
+def pretrain(
+    model: TinyTranslator, stream: Iterator[tuple[Tensor, Tensor]], steps: int, lr: float, device: torch.device
+) -> None:
+    """Teacher-forced training, so that SCST starts from a model whose samples are worth comparing.
+
+    The learning rate warms up over the first ``PRETRAIN_WARMUP`` steps and then stays at ``lr``: the
+    model stops while it is still learning fast, well below its ceiling, with room for SCST to improve it.
+    """
     model.train()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=2e-3)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
+    warmup = linear_warmup(optimizer, PRETRAIN_WARMUP)
     for _ in range(steps):
         src, tgt = (t.to(device) for t in next(stream))
         loss = teacher_forcing_loss(model, src, tgt)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
+        warmup.step()
 
 
 def scst_step(
@@ -173,14 +198,14 @@ def main(argv: Sequence[str] | None = None) -> dict:
     args = parse_args(argv)
     seed_everything(args.seed)
     torch.set_num_threads(args.threads)
-    device = torch.device(args.device)
+    device = args.device
     (train_src, train_tgt), (valid_src, valid_tgt) = make_splits(20000, 500, args.seed)
     valid_src, valid_tgt = valid_src.to(device), valid_tgt.to(device)
     stream = batches(train_src, train_tgt, args.batch_size, torch.Generator().manual_seed(args.seed))
     model = TinyTranslator().to(device)
 
     start = time.perf_counter()
-    pretrain(model, stream, args.pretrain_steps, device)
+    pretrain(model, stream, args.pretrain_steps, args.pretrain_lr, device)
     before = corpus_bleu_of_greedy(model, valid_src, valid_tgt)
     print(
         f"pre-trained {args.pretrain_steps} teacher-forced steps in {time.perf_counter() - start:.1f}s "
@@ -192,12 +217,14 @@ def main(argv: Sequence[str] | None = None) -> dict:
     )
 
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.scst_lr)
+    warmup = linear_warmup(optimizer, SCST_WARMUP)
     ours_times: list[float] = []
     nltk_times: list[float] = []
     largest_gap = 0.0
     for step in range(1, args.steps + 1):
         src, tgt = (t.to(device) for t in next(stream))
         reward, ours, theirs, gap = scst_step(model, optimizer, src, tgt, device)
+        warmup.step()
         ours_times.append(ours)
         nltk_times.append(theirs)
         largest_gap = max(largest_gap, gap)
@@ -209,7 +236,10 @@ def main(argv: Sequence[str] | None = None) -> dict:
 
     after = corpus_bleu_of_greedy(model, valid_src, valid_tgt)
     ours, theirs = statistics.median(ours_times), statistics.median(nltk_times)
-    print(f"validation BLEU after {args.steps} SCST steps: {100 * after:.2f} (before: {100 * before:.2f})")
+    print(
+        f"validation BLEU after {args.steps} SCST steps: {100 * after:.2f} "
+        f"(before: {100 * before:.2f}, {100 * (after - before):+.2f})"
+    )
     print(
         f"median reward cost per step of {args.batch_size} sentences: torch_bleu {1e3 * ours:.2f} ms, "
         f"nltk loop {1e3 * theirs:.2f} ms ({speedup(ours, theirs)})"

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 import torch
+from _device import usable_device
 from _toy_task import (
     BOS,
     EOS,
@@ -77,6 +78,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument(
         "--device",
+        type=usable_device,
         default="cuda" if torch.cuda.is_available() else "cpu",
         help="torch device (default: cuda when PyTorch sees a GPU, else cpu)",
     )
@@ -252,7 +254,7 @@ def main(argv: Sequence[str] | None = None) -> list[float]:
     args = parse_args(argv)
     seed_everything(args.seed)
     torch.set_num_threads(args.threads)
-    device = torch.device(args.device)
+    device = args.device
     check_with_nltk = importlib.util.find_spec("nltk") is not None
 
     (train_src, train_tgt), (valid_src, valid_tgt) = make_splits(args.train_size, args.valid_size, args.seed)

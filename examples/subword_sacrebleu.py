@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
+from _device import usable_device
 
 import torch_bleu
 
@@ -85,11 +86,11 @@ def model_outputs(references: Sequence[Sequence[int]], vocabulary: int, seed: in
 
 def main(argv: Sequence[str] | None = None) -> dict[str, float]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--device", default="cpu", help="where the ids live (default: cpu)")
+    parser.add_argument("--device", type=usable_device, default="cpu", help="where the ids live (default: cpu)")
     parser.add_argument("--batch-size", type=int, default=8, help="sentences per batch (default: 8)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the simulated outputs (default: 0)")
     args = parser.parse_args(argv)
-    device = torch.device(args.device)
+    device = args.device
 
     model = train_sentencepiece(SENTENCES)
     detokenizer = torch_bleu.Detokenizer.from_sentencepiece(model)

@@ -64,7 +64,9 @@ from torch import Tensor
 import torch_bleu
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the benchmarks package beside this script
+sys.path.append(str(Path(__file__).resolve().parents[1] / "examples"))  # the examples' --device check
 
+from _device import usable_device
 from benchmarks.chrf import run_chrf
 from benchmarks.common import QUICK, cpu_name, workload_sizes
 from benchmarks.subwords import run_subwords
@@ -81,7 +83,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--json", type=Path, help="also write every figure to this JSON file ('-' for stdout)")
     parser.add_argument("--plot", type=Path, help="write a PNG of throughput against row length")
-    parser.add_argument("--device", default="cpu", help="device of the padded tensors (cpu or cuda)")
+    parser.add_argument(
+        "--device", type=usable_device, default="cpu", help="device of the padded tensors (cpu or cuda)"
+    )
     parser.add_argument("--repeats", type=int, help="timed rounds per measurement (default 5, 1 with --quick)")
     parser.add_argument("--threads", type=int, help="torch CPU threads (default: torch's own choice)")
     parser.add_argument("--data", type=Path, default=WMT_DIR, help="the wmt17-en-de folder")
@@ -100,10 +104,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    device = torch.device(args.device)
-    if device.type == "cuda" and not torch.cuda.is_available():
-        print("--device cuda: no CUDA device here; nothing to benchmark")
-        return 0
+    device = args.device
     if args.threads:
         torch.set_num_threads(args.threads)
     warnings.filterwarnings("ignore")  # nltk's and sacrebleu's advice about sentence-level BLEU

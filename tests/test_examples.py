@@ -2,16 +2,20 @@
 
 The demo also runs as ``scripts/demo.sh`` runs it, so that the script, the example's imports and its
 command line are covered; the rest runs in this process to keep the suite quick. So does
-``scripts/bench.py --quick``, the benchmark's smoke run.
+``scripts/bench.py --quick``, the benchmark's smoke run. Every script with a ``--device`` option is
+also started with ``--device cuda`` on machines without CUDA, where it must stop at once with one line
+of error and exit status 2.
 """
 
 from __future__ import annotations
 
+import argparse
 import doctest
 import importlib
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import asdict
@@ -25,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 sys.path.insert(0, str(EXAMPLES))  # the examples import their shared _toy_task module by name
 
+import _device  # noqa: E402
 import _toy_task  # noqa: E402
 import rl_reward  # noqa: E402
 import seq2seq_validation  # noqa: E402
@@ -34,6 +39,17 @@ HAVE_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
 HAVE_LIGHTNING = any(importlib.util.find_spec(name) is not None for name in ("pytorch_lightning", "lightning"))
 EXAMPLE_NAMES = ["seq2seq_validation", "rl_reward", "ddp_evaluate", "lightning_validation"]
 COMMON_FLAGS = ["--device", "--seed", "--threads", "--quick"]
+# every script with a --device option, as a command line; the examples are started as the docs start them
+DEVICE_SCRIPTS = {
+    "seq2seq_validation": [sys.executable, "examples/seq2seq_validation.py"],
+    "rl_reward": [sys.executable, "examples/rl_reward.py"],
+    "ddp_evaluate": [sys.executable, "examples/ddp_evaluate.py"],
+    "lightning_validation": [sys.executable, "examples/lightning_validation.py"],
+    "subword_sacrebleu": [sys.executable, "examples/subword_sacrebleu.py"],
+    "bench": [sys.executable, "scripts/bench.py"],
+    "demo.sh": ["bash", "scripts/demo.sh"],
+}
+UNUSABLE_DEVICE = re.compile(r"\S+: error: argument --device: device 'cuda' is not usable: \S.*")
 
 
 def load_bench() -> ModuleType:
@@ -55,6 +71,67 @@ def keep_torch_threads():
 
 def test_toy_task_doctests() -> None:
     assert doctest.testmod(_toy_task).failed == 0
+
+
+def test_device_doctests() -> None:
+    assert doctest.testmod(_device).failed == 0
+
+
+def demo_environment() -> dict[str, str]:
+    """The environment demo.sh runs in under the tests: this interpreter, no set-up step, no torchrun."""
+    launched = {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"}
+    return {
+        **{name: value for name, value in os.environ.items() if name not in launched},
+        "TORCH_BLEU_SKIP_SETUP": "1",
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message given where PyTorch has no CUDA")
+@pytest.mark.parametrize("name", DEVICE_SCRIPTS)
+def test_device_cuda_without_cuda_is_one_line_and_status_2(name: str) -> None:
+    if name == "lightning_validation" and not HAVE_LIGHTNING:
+        pytest.skip("PyTorch Lightning is optional: pip install torch-bleu[lightning]")
+    finished = subprocess.run(
+        [*DEVICE_SCRIPTS[name], "--device", "cuda"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=demo_environment(),
+        cwd=ROOT,
+    )
+    assert finished.returncode == 2, finished.stderr
+    assert "Traceback" not in finished.stderr
+    assert finished.stdout == ""  # stopped before any work
+    lines = finished.stderr.splitlines()
+    assert lines[0].startswith("usage: ")
+    errors = [line for line in lines if "error" in line.lower()]
+    assert errors == [lines[-1]]
+    assert UNUSABLE_DEVICE.fullmatch(lines[-1]), lines[-1]
+
+
+def test_usable_device_names_the_device_and_pytorchs_reason_on_one_line() -> None:
+    assert _device.usable_device("cpu") == torch.device("cpu")
+    assert _device.usable_device("meta") == torch.device("meta")
+    with pytest.raises(argparse.ArgumentTypeError) as raised:
+        _device.usable_device("cpux")
+    assert str(raised.value).startswith("device 'cpux' is not usable: ")
+    assert "\n" not in str(raised.value)
+    if not torch.backends.mps.is_available():  # PyTorch's own message here runs to dozens of lines
+        with pytest.raises(argparse.ArgumentTypeError, match=r"^device 'mps' is not usable: [^\n]+$"):
+            _device.usable_device("mps")
+    if not torch.cuda.is_available():
+        with pytest.raises(argparse.ArgumentTypeError, match=r"^device 'cuda:1' is not usable: [^\n]+$"):
+            _device.usable_device("cuda:1")
+
+
+def test_usable_accelerator_leaves_lightnings_own_names_to_lightning() -> None:
+    assert _device.usable_accelerator("auto") == "auto"
+    assert _device.usable_accelerator("cpu") == "cpu"
+    assert _device.usable_accelerator("tpu") == "tpu"  # not a PyTorch device: Lightning checks it
+    if not (torch.cuda.is_available() or torch.backends.mps.is_available()):
+        with pytest.raises(argparse.ArgumentTypeError, match=r"^device 'gpu' is not usable: "):
+            _device.usable_accelerator("gpu")
 
 
 @pytest.mark.parametrize(
@@ -120,11 +197,7 @@ def test_demo_runs_the_example_as_a_script(tmp_path: Path) -> None:
     plot = tmp_path / "sub" / "bleu.png"
     command = ["bash", str(ROOT / "scripts" / "demo.sh"), "--quick", "--epochs", "1", "--plot", str(plot)]
     # the set-up step is tested by running scripts/test.sh itself; here demo.sh runs in this interpreter
-    env = {
-        **os.environ,
-        "TORCH_BLEU_SKIP_SETUP": "1",
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-    }
+    env = demo_environment()
     finished = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
     assert finished.returncode == 0, finished.stderr
     assert "setup: installing" not in finished.stderr
@@ -225,6 +298,32 @@ def test_rl_reward_quick(capsys: pytest.CaptureFixture) -> None:
     assert len(result["torch_bleu_s"]) == len(result["nltk_s"]) == 3
     assert result["largest_gap"] <= rl_reward.TOLERANCE
     assert "every reward equals nltk's" in out
+    before, after = result["bleu"]
+    assert f"validation BLEU after 3 SCST steps: {100 * after:.2f} (before: {100 * before:.2f}," in out
+    # seeded: a second run repeats the first exactly
+    assert rl_reward.main(["--quick"])["bleu"] == (before, after)
+
+
+def test_sampled_log_prob_is_the_sum_of_the_decoding_steps() -> None:
+    """``sample_decode`` scores its samples in one teacher-forced pass; the decoding steps give the same."""
+    _toy_task.seed_everything(1)
+    model = _toy_task.TinyTranslator().eval()
+    src, _ = _toy_task.encode_numbers([5, 42, 123456, 700000, 9000])
+    with torch.no_grad():
+        model.project.bias.data[_toy_task.EOS] += 1.0  # rows of different lengths
+    sampled, log_prob = _toy_task.sample_decode(model, src)
+    assert log_prob.requires_grad
+    with torch.no_grad():
+        memory = model.encode(src)
+        expected = torch.zeros(len(src))
+        for position in range(sampled.shape[1]):
+            prefix = torch.cat([torch.full((len(src), 1), _toy_task.BOS), sampled[:, :position]], dim=1)
+            logits = model.decode(memory, src, prefix)[:, -1]
+            logits[:, [_toy_task.PAD, _toy_task.BOS]] = float("-inf")
+            token = sampled[:, position]
+            step = logits.log_softmax(-1).gather(1, token.unsqueeze(1)).squeeze(1)  # -inf at PAD, dropped below
+            expected += torch.where(token == _toy_task.PAD, 0.0, step)
+    assert torch.allclose(log_prob.detach(), expected, atol=1e-5)
 
 
 def test_reward_is_zero_when_sample_equals_greedy() -> None:
