@@ -49,6 +49,8 @@ DEVICE_SCRIPTS = {
     "bench": [sys.executable, "scripts/bench.py"],
     "demo.sh": ["bash", "scripts/demo.sh"],
 }
+#: Each script checks --device with the same function; these two run by default, the others with --slow.
+QUICK_DEVICE_SCRIPTS = ("seq2seq_validation", "demo.sh")
 UNUSABLE_DEVICE = re.compile(r"\S+: error: argument --device: device 'cuda' is not usable: \S.*")
 
 
@@ -88,7 +90,10 @@ def demo_environment() -> dict[str, str]:
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message given where PyTorch has no CUDA")
-@pytest.mark.parametrize("name", DEVICE_SCRIPTS)
+@pytest.mark.parametrize(
+    "name",
+    [name if name in QUICK_DEVICE_SCRIPTS else pytest.param(name, marks=pytest.mark.slow) for name in DEVICE_SCRIPTS],
+)
 def test_device_cuda_without_cuda_is_one_line_and_status_2(name: str) -> None:
     if name == "lightning_validation" and not HAVE_LIGHTNING:
         pytest.skip("PyTorch Lightning is optional: pip install torch-bleu[lightning]")
@@ -264,6 +269,7 @@ def test_lightning_example_sets_torch_threads_before_training(
     assert seen == {"quick": True, "threads": threads, "omp": str(threads)}
 
 
+@pytest.mark.slow
 def test_bench_quick_is_a_smoke_run_of_every_workload(tmp_path: Path) -> None:
     bench = load_bench()
     report_path = tmp_path / "bench.json"
