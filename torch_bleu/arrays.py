@@ -144,6 +144,18 @@ def running_max(array: Array) -> Array:
     return np.maximum.accumulate(array, axis=-1)
 
 
+def running_min_from_end(array: Array) -> Array:
+    """The running minimum along the last axis, from its end backwards.
+
+    Example:
+        >>> running_min_from_end(np.array([[4, 1, 3, 2]])).tolist()
+        [[1, 1, 2, 2]]
+    """
+    if is_tensor(array):
+        return array.flip(-1).cummin(-1).values.flip(-1)
+    return np.minimum.accumulate(array[..., ::-1], axis=-1)[..., ::-1]
+
+
 def cast(array: Array, dtype: Any) -> Array:
     """``array`` with elements of ``dtype`` (a dtype of the array's own library), on its device."""
     return array.to(dtype) if is_tensor(array) else array.astype(dtype)
@@ -180,6 +192,19 @@ def arange_like(stop: int, like: Array) -> Array:
     if is_tensor(like):
         return array_namespace(like).arange(stop, device=like.device)
     return np.arange(stop, dtype=np.int64)
+
+
+def columns_like(width: int, like: Array) -> Array:
+    """The columns ``0 .. width - 1`` of a last axis, for scans and reads along it: int64 on a tensor (what
+    ``gather`` takes), int32 on NumPy where they fit (half the memory traffic of int64).
+
+    Example:
+        >>> columns_like(3, np.zeros(3)).dtype
+        dtype('int32')
+    """
+    if is_tensor(like) or width >= 2**31:
+        return arange_like(width, like)
+    return np.arange(width, dtype=np.int32)
 
 
 def take_along_last(values: Array, index: Array) -> Array:

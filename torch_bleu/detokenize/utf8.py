@@ -119,4 +119,5 @@ def _decode(units: Tensor, raw: Tensor, rule: str) -> Tensor:
     four = ((first & 0x07) << 18) | (low_bits[0] << 12) | (low_bits[1] << 6) | low_bits[2]
     code = torch.where(needs == 4, four, code)
     code = torch.where(valid, code, REPLACEMENT)
-    return kept_chars(torch.where(raw, code, units).to(torch.int32), starts)
+    decoded: Tensor = kept_chars(torch.where(raw, code, units).to(torch.int32), starts)
+    return decoded

@@ -8,14 +8,16 @@ input of the wrong kind.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import itertools
+from typing import Any
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
 from ..text.code_points import ragged_rows
-from ..text.vocabulary import Vocabulary
-from .batch import SEQUENCES, TokenBatch, WrongKind, batch_sizes_differ, pad_rows, with_ragged_references
+from ..text.lines import tokenized_lines
+from .batch import SEQUENCES, TokenBatch, WrongKind, batch_sizes_differ
 from .ids import token_batch
 
 
@@ -81,30 +83,38 @@ def _wrong(message: str, value: object) -> TypeError:
 
 
 def words_batch(
-    preds: object, target: object, words: Callable[[str], list[str]], device: torch.device, hint: str = ""
+    preds: object, target: object, tokenize: str, lowercase: bool, device: torch.device, hint: str = ""
 ) -> TokenBatch:
-    """Strings split into words by ``words`` (a tokenizer), the words numbered, as a batch of ids on ``device``.
+    """Strings split into words by sacrebleu's tokenizer ``tokenize`` (after ``lowercase``), the words
+    numbered (:func:`~torch_bleu.text.lines.tokenized_lines`, on the host, all strings of the batch at
+    once), as a batch of ids on ``device``.
 
     Words get ids in order of appearance within the batch, which is all counting needs.
 
     Example:
-        >>> batch = words_batch(["the cat sat"], [["the cat sat", "a cat sat"]], str.split, torch.device("cpu"))
-        >>> batch.preds.tolist(), batch.target.tolist()
-        ([[0, 1, 2]], [[[0, 1, 2], [3, 1, 2]]])
+        >>> batch = words_batch(["the cat sat"], [["the cat sat", "a cat sat"]], "13a", False, torch.device("cpu"))
+        >>> batch.preds.tolist(), batch.target.tolist(), batch.row_lengths.tolist()
+        ([[0, 1, 2]], [[[0, 1, 2], [3, 1, 2]]], [[3, 3, 3]])
     """
     hypotheses, references = sentences(preds, target, hint)
-    vocabulary = Vocabulary()
-    hyp_ids = vocabulary.encode(map(words, hypotheses))
-    ref_ids = vocabulary.encode(words(ref) for refs in references for ref in refs)
-    pred_lengths = hyp_ids.lengths.tolist()
-    preds_shape = (len(hypotheses), max(pred_lengths, default=0))
-    padded_preds = pad_rows(
-        torch.from_numpy(hyp_ids.ids).to(device), pred_lengths, list(range(len(hypotheses))), preds_shape
-    )
-    ref_tokens = torch.from_numpy(ref_ids.ids).to(device)
-    return with_ragged_references(
-        padded_preds, pred_lengths, ref_tokens, ref_ids.lengths.tolist(), [len(refs) for refs in references]
-    )
+    batch = len(hypotheses)
+    counts = np.fromiter(map(len, references), dtype=np.int64, count=batch)
+    words = tokenized_lines([*hypotheses, *itertools.chain.from_iterable(references)], tokenize, lowercase)
+    num_refs = int(counts.max(initial=1))
+    # the row of each line in (B, 1 + R): the hypotheses first, then each sentence's references
+    sentence = np.repeat(np.arange(batch), counts)
+    reference_index = np.arange(sentence.shape[0]) - np.repeat(counts.cumsum() - counts, counts)
+    row = np.concatenate([np.arange(batch) * (1 + num_refs), sentence * (1 + num_refs) + 1 + reference_index])
+    lengths = np.zeros(batch * (1 + num_refs), dtype=np.int64)
+    lengths[row] = words.lengths
+    width = int(words.lengths.max(initial=0))
+    padded = np.zeros((batch * (1 + num_refs), width), dtype=np.int64)
+    column = np.arange(words.ids.shape[0]) - np.repeat(words.lengths.cumsum() - words.lengths, words.lengths)
+    padded[np.repeat(row, words.lengths), column] = words.ids
+    ids = torch.from_numpy(padded.reshape(batch, 1 + num_refs, width)).to(device)
+    ref_present = torch.from_numpy(np.arange(num_refs) < counts[:, None]).to(device)
+    row_lengths = torch.from_numpy(lengths.reshape(batch, 1 + num_refs)).to(device)
+    return TokenBatch(ids[:, 0], ids[:, 1:], ref_present, row_lengths)
 
 
 def subword_batch(preds: Any, target: Any, hint: str = "") -> TokenBatch:

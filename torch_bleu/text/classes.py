@@ -50,4 +50,4 @@ def character_classes(chars: Array) -> Array:
 
         table = device_constant("character classes", chars.device, lambda: _CLASS_TABLE)
         return table[(chars.to(torch.int64) + 1).clamp_(max=LAST_CLASSIFIED + 2)]
-    return _CLASS_TABLE[np.minimum(chars.astype(np.int64) + 1, LAST_CLASSIFIED + 2)]
+    return _CLASS_TABLE.take(chars + 1, mode="clip")  # past the table: its last entry, no class

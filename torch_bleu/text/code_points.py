@@ -1,35 +1,56 @@
-"""Rows of Unicode code points on the device: how decoded text is held between the steps.
+"""Text as arrays of Unicode code points: how text is held between the steps.
 
-A batch of text is an int32 tensor ``(M, W)``: row ``m`` holds the code points of one string,
-packed to the front and followed by :data:`PAD`. Every step (decoding bytes, clean-up, sacrebleu's
-tokenizer) maps such rows to rows of the same width with operations whose shapes depend on the
-shapes alone, never on the text.
+Two layouts serve every step (decoding bytes, clean-up, sacrebleu's tokenizers) alike, as the steps
+only ever look along the last axis and take :data:`PAD` for "no character":
+
+* rows ``(M, W)`` on the device: row ``m`` holds the code points of one string, packed to the front
+  and followed by :data:`PAD` (decoded subword ids);
+* one stream ``(N,)``: strings one after another, each after a :data:`PAD` (text read on the host,
+  :mod:`.lines`).
+
+On a device, every step maps rows to rows of the same width with operations whose shapes depend on
+the shapes alone, never on the text. The functions here work on PyTorch tensors and NumPy arrays.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
-from torch import Tensor
 
-from ..arrays import kept_size, pack_kept, sizes_from_data
+from ..arrays import (
+    Array,
+    array_namespace,
+    cast,
+    columns_like,
+    full_like_shape,
+    is_tensor,
+    kept_size,
+    pack_kept,
+    running_max,
+    sizes_from_data,
+)
+
+if TYPE_CHECKING:
+    import torch
+    from torch import Tensor
 
 #: What fills a row past its last character.
 PAD = -1
 
 
-def widths_from_data(tensor: Tensor) -> bool:
-    """Whether widths may follow ``tensor``'s values (:func:`~torch_bleu.arrays.sizes_from_data`, on a
-    tensor that has some). Everywhere else they follow from shapes alone."""
-    return tensor.numel() > 0 and sizes_from_data(tensor)
+def widths_from_data(chars: Array) -> bool:
+    """Whether widths may follow the values of ``chars`` (:func:`~torch_bleu.arrays.sizes_from_data`, on
+    an array that has some). Everywhere else they follow from shapes alone."""
+    return chars.size != 0 if not is_tensor(chars) else chars.numel() > 0 and sizes_from_data(chars)
 
 
 def rows_from_strings(strings: Sequence[str], device: torch.device, width: int | None = None) -> Tensor:
     """The code points of ``strings`` as rows ``(len(strings), width)`` on ``device`` (``width``: the longest).
 
     Example:
+        >>> import torch
         >>> rows_from_strings(["ab", "€"], torch.device("cpu")).tolist()
         [[97, 98], [8364, -1]]
     """
@@ -37,10 +58,23 @@ def rows_from_strings(strings: Sequence[str], device: torch.device, width: int |
     width = longest if width is None else width
     if longest > width:
         raise ValueError(f"a string of {longest} characters does not fit rows of width {width}")
+    import torch
+
+    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
     rows = np.full((len(strings), width), PAD, dtype=np.int32)
-    for row, string in zip(rows, strings):
-        row[: len(string)] = np.frombuffer(string.encode("utf-32-le", "surrogatepass"), dtype=np.int32)
+    column = np.arange(lengths.sum()) - np.repeat(lengths.cumsum() - lengths, lengths)
+    rows[np.repeat(np.arange(len(strings)), lengths), column] = utf32(strings)
     return torch.from_numpy(rows).to(device)
+
+
+def utf32(strings: Sequence[str]) -> np.ndarray:
+    """The code points of ``strings``, one after another, as int32 (one encoding of the whole batch).
+
+    Example:
+        >>> utf32(["ab", "€"]).tolist()
+        [97, 98, 8364]
+    """
+    return np.frombuffer("".join(strings).encode("utf-32-le", "surrogatepass"), dtype=np.int32)
 
 
 def ragged_rows(texts: Sequence[Sequence[str]], device: torch.device) -> tuple[Tensor, Tensor]:
@@ -48,10 +82,13 @@ def ragged_rows(texts: Sequence[Sequence[str]], device: torch.device) -> tuple[T
     bool saying which of the ``S`` slots hold one (missing ones are empty rows).
 
     Example:
+        >>> import torch
         >>> chars, present = ragged_rows([["ab", "c"], ["d"]], torch.device("cpu"))
         >>> chars.tolist(), present.tolist()
         ([[[97, 98], [99, -1]], [[100, -1], [-1, -1]]], [[True, True], [True, False]])
     """
+    import torch
+
     counts = [len(strings) for strings in texts]
     slots = max(counts, default=1)
     chars = rows_from_strings(
@@ -65,21 +102,21 @@ def strings_from_rows(rows: Tensor) -> list[str]:
     """The strings held in ``rows`` (for tests and debugging; reads the device).
 
     Example:
-        >>> strings_from_rows(torch.tensor([[104, 105, -1]], dtype=torch.int32))
+        >>> strings_from_rows(np.array([[104, 105, -1]], dtype=np.int32))
         ['hi']
     """
     return ["".join(map(chr, (code for code in row if code != PAD))) for row in rows.tolist()]
 
 
-def shifted(values: Tensor, offset: int, fill: int | bool) -> Tensor:
-    """``values[:, i + offset]`` at column ``i`` (``fill`` where that falls outside the row).
+def shifted(values: Array, offset: int, fill: int | bool) -> Array:
+    """``values[..., i + offset]`` at column ``i`` (``fill`` where that falls outside the row).
 
     Example:
-        >>> shifted(torch.tensor([[1, 2, 3]]), 1, 0).tolist(), shifted(torch.tensor([[1, 2, 3]]), -1, 0).tolist()
+        >>> shifted(np.array([[1, 2, 3]]), 1, 0).tolist(), shifted(np.array([[1, 2, 3]]), -1, 0).tolist()
         ([[2, 3, 0]], [[0, 1, 2]])
     """
     width = values.shape[-1]
-    out = torch.full_like(values, fill)
+    out = full_like_shape(values, values.shape, fill)
     if abs(offset) >= width:
         return out
     if offset >= 0:
@@ -89,20 +126,19 @@ def shifted(values: Tensor, offset: int, fill: int | bool) -> Tensor:
     return out
 
 
-def kept_chars(chars: Tensor, keep: Tensor) -> Tensor:
+def kept_chars(chars: Array, keep: Array) -> Array:
     """The characters of ``chars`` where ``keep`` holds, packed to the front of rows of the same width
     (on CPU, of the width the longest row needs).
 
     Example:
-        >>> chars = torch.tensor([[97, 98, 99, -1]], dtype=torch.int32)
-        >>> kept_chars(chars, torch.tensor([[True, False, True, False]])).tolist()
+        >>> chars = np.array([[97, 98, 99, -1]], dtype=np.int32)
+        >>> kept_chars(chars, np.array([[True, False, True, False]])).tolist()
         [[97, 99]]
     """
-    packed: Tensor = pack_kept(keep, kept_size(keep), (chars, PAD))[0]
-    return packed
+    return pack_kept(keep, kept_size(keep), (chars, PAD))[0]
 
 
-def first_of_chains(starts: Tensor, stride: int) -> Tensor:
+def first_of_chains(starts: Array, stride: int) -> Array:
     """Where ``starts`` holds and the start ``stride`` columns before was not itself taken.
 
     A scan from the left that takes a start unless the one ``stride`` before was taken: chains of
@@ -110,27 +146,29 @@ def first_of_chains(starts: Tensor, stride: int) -> Tensor:
     non-overlapping search (``str.replace``, ``re.sub``) picks among overlapping matches.
 
     Example:
-        >>> first_of_chains(torch.tensor([[True, True, True, False, True]]), 1).tolist()
+        >>> first_of_chains(np.array([[True, True, True, False, True]]), 1).tolist()
         [[True, False, True, False, True]]
     """
+    xp = array_namespace(starts)
     width = starts.shape[-1]
     steps = -(-width // stride)
-    padded = torch.zeros((*starts.shape[:-1], steps * stride), dtype=torch.bool, device=starts.device)
+    padded = full_like_shape(starts, (*starts.shape[:-1], steps * stride), False)
     padded[..., :width] = starts
-    lanes = padded.view(*starts.shape[:-1], steps, stride)  # column i is lane i % stride, step i // stride
-    step = torch.arange(steps, device=starts.device).unsqueeze(-1)
-    last_gap = torch.where(lanes, -1, step).cummax(dim=-2).values  # the last step without a start
-    taken: Tensor = lanes & ((step - last_gap) % 2 == 1)
-    return taken.flatten(-2)[..., :width]
+    lanes = padded.reshape(*starts.shape[:-1], steps, stride).swapaxes(-1, -2)  # lane i % stride, step i // stride
+    step = columns_like(steps, starts)
+    last_gap = running_max(xp.where(lanes, -1, step))  # the last step without a start
+    taken = lanes & ((step - last_gap) % 2 == 1)
+    return taken.swapaxes(-1, -2).reshape(*starts.shape[:-1], steps * stride)[..., :width]
 
 
-def replace_all(chars: Tensor, pattern: str, replacement: str) -> Tensor:
+def replace_all(chars: Array, pattern: str, replacement: str) -> Array:
     """``str.replace(pattern, replacement)`` on every row, for a ``replacement`` no longer than ``pattern``.
 
     Matches are taken left to right without overlapping, as ``str.replace`` takes them; the
     replacement is written where the match starts and the rest of the match is removed.
 
     Example:
+        >>> import torch
         >>> rows = rows_from_strings(["a &amp;amp; b", " ' ' '"], torch.device("cpu"))
         >>> strings_from_rows(replace_all(rows, "&amp;", "&")), strings_from_rows(replace_all(rows, " ' ", "'"))
         (['a &amp; b', " ' ' '"], ['a &amp;amp; b', "'' '"])
@@ -150,12 +188,13 @@ def replace_all(chars: Tensor, pattern: str, replacement: str) -> Tensor:
     overlap = _overlap_stride(pattern)
     if overlap:
         match = first_of_chains(match, overlap)
-    replaced, keep = chars, torch.ones_like(match)
+    xp = array_namespace(chars)
+    replaced, keep = chars, full_like_shape(match, match.shape, True)
     for offset in range(len(pattern)):
         inside = shifted(match, -offset, False)
         if offset < len(replacement):
             if replacement[offset] != pattern[offset]:
-                replaced = torch.where(inside, ord(replacement[offset]), replaced).to(chars.dtype)
+                replaced = cast(xp.where(inside, ord(replacement[offset]), replaced), chars.dtype)
         else:
             keep &= ~inside
     if len(replacement) == len(pattern):

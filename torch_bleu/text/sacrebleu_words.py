@@ -1,25 +1,38 @@
-"""sacrebleu's tokenizers on rows of code points: which characters form the words.
+"""sacrebleu's tokenizers on code points: which characters form the words.
 
-sacrebleu's ``13a`` tokenizer is a few string replacements and four regular expressions, followed by
-``str.split()``. Its effect can be stated per character: whitespace separates words; the ASCII
-punctuation of its first expression stands alone; ``.`` and ``,`` stand alone except the last of a
-run of them when a digit follows and the run's non-overlapping matching left it alone (``5.5``,
-``a..5``: ``a`` ``.`` ``.5``); ``-`` after a digit stands alone. :func:`word_starts` computes that
-from the code points with a handful of elementwise operations and one scan, so no string is built.
+sacrebleu's tokenizers are string replacements and regular expressions that put spaces around some
+characters, followed by ``str.split()``. Their effect can be stated per character, from the character
+and its neighbours, so no string is built: :func:`word_starts` says which characters belong to words
+and which begin one, with a handful of elementwise operations and a few scans along the last axis.
+Rows of code points (:mod:`.code_points`) and streams of lines separated by :data:`~.code_points.PAD`
+are tokenized alike, as PyTorch tensors (any device) or NumPy arrays.
 
-The tokenizers here: ``13a``, ``none`` (whitespace only) and ``char`` (every character a word).
-sacrebleu's others (``intl``, ``zh``, ``ja-mecab``, ...) depend on Unicode categories or
-dictionaries; they score strings only.
+* ``13a``: whitespace separates words; the ASCII punctuation of its first expression stands alone;
+  ``.`` and ``,`` stand alone except the last of a run of them when a digit follows and the run's
+  non-overlapping matching left it alone (``5.5``, ``a..5``: ``a`` ``.`` ``.5``); ``-`` after a digit
+  stands alone. sacrebleu pads the line with a space first, so a line's edges act as spaces.
+* ``zh``: every character of sacrebleu's Chinese ranges stands alone, then 13a's expressions without
+  that padding: at a line's edges (past its stripped whitespace) the period rules find no neighbour.
+* ``intl``: punctuation (``\\p{P}``) stands apart from a non-number on either side, matched left to
+  right without overlapping, and symbols (``\\p{S}``) stand alone.
+* ``none``: whitespace only; ``char``: every character is a word.
 """
 
 from __future__ import annotations
 
-import torch
-from torch import Tensor
-
+from ..arrays import (
+    Array,
+    array_namespace,
+    columns_like,
+    full_like_shape,
+    running_max,
+    running_min_from_end,
+    take_along_last,
+)
 from .classes import ALONE, DASH, DIGIT, PERIOD_OR_COMMA, SPACE, character_classes
-from .code_points import PAD, replace_all, shifted
+from .code_points import PAD, first_of_chains, kept_chars, replace_all, shifted
 from .tokenizers import TOKENIZERS_ON_CODE_POINTS
+from .unicode_classes import CHINESE, NUMBER, PUNCTUATION, SYMBOL, unicode_classes
 
 #: The replacements 13a makes before its expressions, in order (``\n`` becoming a space is left out:
 #: both are whitespace to ``str.split()``, and neither is a digit).
@@ -33,70 +46,145 @@ REPLACEMENTS_13A = (
 )
 
 
-def rstrip(chars: Tensor) -> Tensor:
-    """``str.rstrip()`` on every row: trailing whitespace becomes padding.
+def strip(chars: Array, leading: bool = False) -> Array:
+    """``str.rstrip()`` on every string (``str.strip()`` with ``leading``): the whitespace between its
+    text and its edge is removed (the strings of a stream stay apart: their :data:`~.code_points.PAD`
+    separators stay).
 
     Example:
-        >>> from .code_points import rows_from_strings, strings_from_rows
-        >>> strings_from_rows(rstrip(rows_from_strings([" a b \\u3000\\n", "\\t"], torch.device("cpu"))))
-        [' a b', '']
+        >>> import numpy as np
+        >>> from .code_points import strings_from_rows
+        >>> line = np.array([-1, *map(ord, " a b \\u3000\\n"), -1, *map(ord, "\\t")], dtype=np.int32)
+        >>> strings_from_rows(strip(line)[None]), strings_from_rows(strip(line, leading=True)[None])
+        ([' a b'], ['a b'])
     """
+    xp = array_namespace(chars)
     text = (character_classes(chars) & SPACE) == 0
-    column = torch.arange(1, chars.shape[-1] + 1, device=chars.device)
-    length = (text * column).amax(-1, keepdim=True) if chars.shape[-1] else column[:0]
-    return torch.where(column <= length, chars, PAD).to(chars.dtype)
+    stop = text | (chars == PAD)  # where a run of whitespace ends: text, or an edge
+    width = chars.shape[-1]
+    column = columns_like(width, chars)
+    next_stop = running_min_from_end(xp.where(stop, column, width))
+    space = ~text & (chars != PAD)
+    outside = space & ~_at(text, next_stop, False)
+    if leading:
+        previous_stop = running_max(xp.where(stop, column, -1))
+        outside |= space & ~_at(text, previous_stop, False)
+    return kept_chars(chars, ~outside)
 
 
-def preprocess(chars: Tensor, tokenize: str) -> Tensor:
-    """What sacrebleu does to a line before its tokenizer's expressions: ``rstrip``, then 13a's replacements."""
-    chars = rstrip(chars)
+def preprocess(chars: Array, tokenize: str) -> Array:
+    """What sacrebleu does to a line before its tokenizer's expressions: ``rstrip``, then 13a's
+    replacements, or ``zh``'s ``strip``."""
+    chars = strip(chars, leading=tokenize == "zh")
     if tokenize == "13a":
         for pattern, replacement in REPLACEMENTS_13A:
             chars = replace_all(chars, pattern, replacement)
     return chars
 
 
-def word_starts(chars: Tensor, tokenize: str) -> tuple[Tensor, Tensor]:
+def word_starts(chars: Array, tokenize: str) -> tuple[Array, Array]:
     """``(in_word, starts)``: which characters belong to words, and which begin one, under ``tokenize``.
 
-    ``chars`` are rows already through :func:`preprocess`.
+    ``chars`` are rows or streams already through :func:`preprocess`.
 
     Example:
-        >>> from .code_points import rows_from_strings
-        >>> in_word, starts = word_starts(rows_from_strings(["a..5 (x)"], torch.device("cpu")), "13a")
-        >>> starts.int().tolist()
-        [[1, 1, 1, 0, 0, 1, 1, 1]]
+        >>> from .code_points import utf32
+        >>> in_word, starts = word_starts(utf32(["a..5 (x)"]), "13a")
+        >>> starts.astype(int).tolist()
+        [1, 1, 1, 0, 0, 1, 1, 1]
     """
     classes = character_classes(chars)
     in_word = (classes & SPACE) == 0
     if tokenize == "none":
-        alone = torch.zeros_like(in_word)
+        split = in_word & False
     elif tokenize == "char":
-        alone = in_word
-    elif tokenize == "13a":
-        alone = _alone_13a(classes)
+        split = in_word
+    elif tokenize in ("13a", "zh"):
+        alone = _alone_13a(chars, classes, edges_hold=tokenize == "zh")
+        if tokenize == "zh":
+            alone |= (unicode_classes(chars) & CHINESE) != 0
+        split = alone | shifted(alone, -1, False)
+    elif tokenize == "intl":
+        split = _splits_intl(chars)
     else:
         raise ValueError(f"tokenizer {tokenize!r} is not reproduced on code points; one of {TOKENIZERS_ON_CODE_POINTS}")
-    previous_in_word = shifted(in_word, -1, False)
-    starts = in_word & (~previous_in_word | alone | shifted(alone, -1, False))
+    starts = in_word & (~shifted(in_word, -1, False) | split)
     return in_word, starts
 
 
-def _alone_13a(classes: Tensor) -> Tensor:
-    """The characters 13a's expressions surround with spaces."""
+def _alone_13a(chars: Array, classes: Array, edges_hold: bool) -> Array:
+    """The characters 13a's expressions surround with spaces (``classes``: their :func:`character_classes`).
+
+    With ``edges_hold``, an edge is no character, which the expressions' ``[^0-9]`` cannot match
+    (``zh``); without it, an edge is the space 13a pads the line with.
+    """
+    xp = array_namespace(chars)
     digit = (classes & DIGIT) != 0
     period_or_comma = (classes & PERIOD_OR_COMMA) != 0
+    stops_match = (digit | (chars == PAD)) if edges_hold else digit  # what ``[^0-9]`` cannot match
     # ``([^0-9])([\.,])`` matches the periods and commas of a run alternately, from the first when
     # the character before the run is not a digit, else from the second (the first is consumed
     # as the ``[^0-9]`` of the match after it).
-    column = torch.arange(classes.shape[-1], device=classes.device)
-    before_run = torch.where(period_or_comma, -1, column).cummax(dim=-1).values  # last column outside a run
+    column = columns_like(chars.shape[-1], chars)
+    before_run = running_max(xp.where(period_or_comma, -1, column))  # last column outside a run
     index_in_run = column - before_run - 1  # on the run's characters
-    digit_before_run = torch.where(before_run >= 0, digit.gather(-1, before_run.clamp(min=0)), torch.zeros_like(digit))
-    spaced_by_second = period_or_comma & ((index_in_run % 2 == 0) != digit_before_run)
+    stopped_before_run = _at(stops_match, before_run, edges_hold)
+    spaced_by_second = period_or_comma & ((index_in_run % 2 == 0) != stopped_before_run)
     # ``([\.,])([^0-9])`` then spaces every other one, except one left unmatched that a digit follows
-    next_digit = shifted(digit, 1, False)
+    next_stops_match = shifted(stops_match, 1, edges_hold)
     last_of_run = period_or_comma & ~shifted(period_or_comma, 1, False)
-    attached = last_of_run & next_digit & ~spaced_by_second
+    attached = last_of_run & next_stops_match & ~spaced_by_second
     dash_after_digit = ((classes & DASH) != 0) & shifted(digit, -1, False)
-    return ((classes & ALONE) != 0) | (period_or_comma & ~attached) | dash_after_digit
+    alone: Array = ((classes & ALONE) != 0) | (period_or_comma & ~attached) | dash_after_digit
+    return alone
+
+
+def _splits_intl(chars: Array) -> Array:
+    """Where the ``intl`` tokenizer's expressions put a space before a character.
+
+    Its expressions run one after the other on the whole line: ``(\\P{N})(\\p{P})`` spaces a
+    punctuation mark from a non-number before it and puts a space after it; ``(\\p{P})(\\P{N})``, on
+    that text, spaces a punctuation mark from what follows it (an inserted space included) and puts a
+    space before it; ``(\\p{S})`` spaces every symbol. A match consumes its second character, which
+    then cannot begin the next match: chains of matches alternate.
+    """
+    classes = unicode_classes(chars)
+    punctuation = (classes & PUNCTUATION) != 0
+    symbol = (classes & SYMBOL) != 0
+    not_number = ((classes & NUMBER) == 0) & (chars != PAD)  # an edge is no character at all
+    first = first_of_chains(not_number & shifted(punctuation, 1, False), 1)  # matched at (i, i + 1)
+    space_after = first | shifted(first, -1, False)
+    second_matches = punctuation & (space_after | shifted(not_number, 1, False))
+    second = _alternating(second_matches, second_matches & ~space_after)
+    return shifted(space_after, -1, False) | second | shifted(second, -1, False) | symbol | shifted(symbol, -1, False)
+
+
+def _alternating(matches: Array, consumes_next: Array) -> Array:
+    """The matches a left-to-right scan takes, where a match that ``consumes_next`` character keeps that
+    character (if it matches too) from being taken: along each chain of such matches, every other one.
+
+    Example:
+        >>> import numpy as np
+        >>> matches = np.array([True, True, True, True, False])
+        >>> _alternating(matches, np.array([True, False, True, True, False])).tolist()
+        [True, False, True, False, False]
+    """
+    xp = array_namespace(matches)
+    column = columns_like(matches.shape[-1], matches)
+    chain_start = matches & ~shifted(consumes_next, -1, False)
+    since_start = column - running_max(xp.where(chain_start, column, -1))
+    taken: Array = matches & (since_start % 2 == 0)
+    return taken
+
+
+def _at(values: Array, column: Array, fill: bool) -> Array:
+    """``values`` read at columns ``column`` of the last axis, from ``-1`` to its width: ``fill`` outside it.
+
+    Example:
+        >>> import numpy as np
+        >>> _at(np.array([True, False]), np.array([-1, 0, 1, 2]), fill=False).tolist()
+        [False, True, False, False]
+    """
+    xp = array_namespace(values)
+    edge = full_like_shape(values, (*values.shape[:-1], 1), fill)
+    return take_along_last(xp.concatenate([edge, values, edge], axis=-1), column + 1)

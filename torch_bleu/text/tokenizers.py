@@ -11,8 +11,9 @@ from ..errors import InputError
 
 #: sacrebleu tokenizers that need no download (the ``-mecab`` ones need sacrebleu's ``ja``/``ko`` extras).
 TOKENIZERS = ("13a", "none", "intl", "zh", "char", "ja-mecab", "ko-mecab")
-#: The tokenizers reproduced on rows of code points (:mod:`.sacrebleu_words`), as decoded subword ids need.
-TOKENIZERS_ON_CODE_POINTS = ("13a", "none", "char")
+#: The tokenizers reproduced on code points (:mod:`.sacrebleu_words`): vectorized for text, on the device
+#: for decoded subword ids.
+TOKENIZERS_ON_CODE_POINTS = ("13a", "none", "intl", "zh", "char")
 
 
 def load_tokenizer(name: str, lowercase: bool = False) -> Callable[[str], list[str]]:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ...text.tokenizers import TOKENIZERS, load_tokenizer, tokenizer_signature
-from ...text.vocabulary import TokenStream, Vocabulary
+from ...text.lines import tokenized_lines
+from ...text.tokenizers import TOKENIZERS, tokenizer_signature
+from ...text.vocabulary import TokenStream
 from ..command_line import CommandLineMetric, Progress
 from .config import DEFAULT_SMOOTH_VALUES, SACREBLEU_SMOOTHING, BLEUConfig
 from .corpus import SYSTEMS_PER_BLOCK, corpus_statistics
@@ -111,14 +113,21 @@ class BLEUCommand(CommandLineMetric):
     def encode(
         self, systems: list[list[str]], references: list[list[str]], names: Sequence[str] = ()
     ) -> tuple[list[TokenStream], list[TokenStream]]:
-        """Every line tokenized by sacrebleu's tokenizer once, and the words of all of them numbered alike."""
+        """Every line of every system and reference tokenized as sacrebleu does, all in one go, so that the
+        words of all of them are numbered alike."""
         if not self.force:
             _warn_if_tokenized(names, systems)
         assert self.config.tokenize is not None  # the command line scores text
-        words = load_tokenizer(self.config.tokenize, self.config.lowercase)
-        vocabulary = Vocabulary()
-        reference_ids = [vocabulary.encode(map(words, stream)) for stream in references]
-        return [vocabulary.encode(map(words, system)) for system in systems], reference_ids
+        streams = [*systems, *references]
+        lines = list(itertools.chain.from_iterable(streams))
+        words = tokenized_lines(lines, self.config.tokenize, self.config.lowercase)
+        line_ends = np.cumsum([len(stream) for stream in streams])
+        word_ends = np.concatenate([[0], words.lengths.cumsum()])[line_ends]
+        encoded = [
+            TokenStream(ids, lengths)
+            for ids, lengths in zip(np.split(words.ids, word_ends[:-1]), np.split(words.lengths, line_ends[:-1]))
+        ]
+        return encoded[: len(systems)], encoded[len(systems) :]
 
     def count(
         self, systems: Sequence[Any], references: Any, device: str | None, progress: Progress = None

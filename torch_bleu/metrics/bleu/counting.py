@@ -16,7 +16,6 @@ from ...engine import clipped_matches, stack_rows
 from ...inputs.batch import TokenBatch
 from ...inputs.ids import token_batch
 from ...inputs.strings import subword_batch, words_batch
-from ...text.tokenizers import load_tokenizer
 from .config import BLEUConfig
 from .statistics import SentenceStatistics, assemble_statistics
 
@@ -35,8 +34,7 @@ def input_batch(preds: Any, target: Any, config: BLEUConfig, device: torch.devic
         return subword_batch(preds, target, hint)
     if config.tokenize is None:
         return token_batch(preds, target, hint)
-    words = load_tokenizer(config.tokenize, config.lowercase)
-    return words_batch(preds, target, words, device or torch.device("cpu"), hint)
+    return words_batch(preds, target, config.tokenize, config.lowercase, device or torch.device("cpu"), hint)
 
 
 def count_statistics(batch: TokenBatch, config: BLEUConfig, algorithm: str = "auto") -> SentenceStatistics:
