@@ -97,8 +97,8 @@ class BLEUConfig(MetricConfig):
             ``"ko-mecab"`` with sacrebleu's extras) to score strings, tokenized as sacrebleu does.
         lowercase: lowercase strings before tokenizing them (sacrebleu's ``lowercase``); text only.
         detokenizer: a :class:`~torch_bleu.Detokenizer` to score rows of subword ids as sacrebleu scores
-            their decoded text, on the device; ``tokenize`` is then ``"13a"`` (the default), ``"none"``
-            or ``"char"``; rows are cut at ``eos_id`` and ``ignore_ids`` dropped before decoding.
+            their decoded text, on the device; ``tokenize`` is then ``"13a"`` (the default), ``"intl"``,
+            ``"zh"``, ``"none"`` or ``"char"``; rows are cut at ``eos_id`` and ``ignore_ids`` dropped before decoding.
             References may be ids or the original strings.
 
     Example:
