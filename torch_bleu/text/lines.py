@@ -14,33 +14,27 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from .code_points import PAD, utf32
-from .sacrebleu_words import preprocess, word_starts
+from .sacrebleu_words import replacements, word_starts
 from .tokenizers import TOKENIZERS_ON_CODE_POINTS, load_tokenizer
 from .vocabulary import TokenStream, Vocabulary
 
-SPACE_CODE, NEWLINE_CODE = ord(" "), ord("\n")
+SPACE_CODE = ord(" ")
 
 
-def line_stream(lines: Sequence[str], lowercase: bool = False) -> np.ndarray:
-    """The code points of ``lines`` as one int32 stream: each line after a :data:`~.code_points.PAD`,
-    lowercased first with ``lowercase`` (Python's ``str.lower``, as sacrebleu lowercases).
+def line_stream(lines: Sequence[str]) -> np.ndarray:
+    """The code points of ``lines`` as one int32 stream, each line after a :data:`~.code_points.PAD`.
 
     Example:
-        >>> line_stream(["Ab", "", "c"], lowercase=True).tolist()
+        >>> line_stream(["ab", "", "c"]).tolist()
         [-1, 97, 98, -1, -1, 99]
     """
-    if lowercase:
-        lines = list(map(str.lower, lines))
     lengths = np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))
-    stream = np.full(int(lengths.sum()) + len(lines), PAD, dtype=np.int32)
-    line_of_char = np.repeat(np.arange(1, len(lines) + 1), lengths)
-    stream[np.arange(stream.shape[0] - len(lines)) + line_of_char] = utf32(lines)
-    return stream
+    return np.insert(utf32(lines), lengths.cumsum() - lengths, PAD)
 
 
 def tokenized_lines(lines: Sequence[str], tokenize: str, lowercase: bool = False) -> TokenStream:
@@ -51,24 +45,30 @@ def tokenized_lines(lines: Sequence[str], tokenize: str, lowercase: bool = False
         >>> tokenized_lines(["a, b", "b"], "intl").ids.tolist()
         [0, 1, 2, 2]
     """
-    if tokenize in TOKENIZERS_ON_CODE_POINTS and tokenize != "none" and lines:
-        words: Iterable[list[str]] = map(str.split, spaced_text(lines, tokenize, lowercase).split("\n"))
-    else:  # the "none" tokenizer's words are str.split()'s
-        words = map(load_tokenizer(tokenize, lowercase), lines)
-    return Vocabulary().encode(words)
+    if tokenize in TOKENIZERS_ON_CODE_POINTS and tokenize != "none":
+        text, lengths = spaced_words(lines, tokenize, lowercase)
+        return TokenStream(Vocabulary().ids(text.split(), int(lengths.sum())), lengths)
+    # the "none" tokenizer's words are str.split()'s
+    return Vocabulary().encode(map(load_tokenizer(tokenize, lowercase), lines))
 
 
-def spaced_text(lines: Sequence[str], tokenize: str, lowercase: bool = False) -> str:
-    """The text of ``lines`` as sacrebleu's tokenizer ``tokenize`` leaves it, up to whitespace: its words
-    apart, each whitespace character a space, the lines joined by line breaks.
+def spaced_words(lines: Sequence[str], tokenize: str, lowercase: bool = False) -> tuple[str, np.ndarray]:
+    """The words sacrebleu's tokenizer ``tokenize`` finds in ``lines``, all of them, as one string with
+    whitespace between them; and how many each line has.
+
+    Each line is read as sacrebleu reads it, with Python's own string functions: lowercased with
+    ``lowercase`` (``str.lower``), stripped (``str.rstrip``; ``str.strip`` for ``zh``).
 
     Example:
-        >>> spaced_text(["Hello, world!", "3.5-4"], "13a").splitlines()
-        [' Hello ,  world !', ' 3.5 - 4']
+        >>> text, lengths = spaced_words(["Hello, world!", "3.5-4"], "13a")
+        >>> text.split(), lengths.tolist()
+        (['Hello', ',', 'world', '!', '3.5', '-', '4'], [4, 3])
     """
-    chars = preprocess(line_stream(lines, lowercase), tokenize)
+    if lowercase:
+        lines = list(map(str.lower, lines))
+    lines = list(map(str.strip if tokenize == "zh" else str.rstrip, lines))
+    chars = replacements(line_stream(lines), tokenize)
     in_word, starts = word_starts(chars, tokenize)
-    text = np.where(in_word, chars, SPACE_CODE)
-    text[chars == PAD] = NEWLINE_CODE
-    text = np.insert(text, np.flatnonzero(starts), SPACE_CODE)[1:]  # every word after a space; no first line break
-    return text.tobytes().decode("utf-32-le", "surrogatepass")
+    lengths = np.add.reduceat(starts, np.flatnonzero(chars == PAD)) if lines else np.zeros(0, dtype=np.int64)
+    text = np.insert(np.where(in_word, chars, SPACE_CODE), np.flatnonzero(starts), SPACE_CODE)
+    return text.tobytes().decode("utf-32-le", "surrogatepass"), lengths.astype(np.int64)

@@ -73,9 +73,13 @@ def strip(chars: Array, leading: bool = False) -> Array:
 
 
 def preprocess(chars: Array, tokenize: str) -> Array:
-    """What sacrebleu does to a line before its tokenizer's expressions: ``rstrip``, then 13a's
-    replacements, or ``zh``'s ``strip``."""
-    chars = strip(chars, leading=tokenize == "zh")
+    """What sacrebleu does to a line before its tokenizer's expressions: ``rstrip`` (``strip`` for ``zh``),
+    then :func:`replacements`."""
+    return replacements(strip(chars, leading=tokenize == "zh"), tokenize)
+
+
+def replacements(chars: Array, tokenize: str) -> Array:
+    """The string replacements of tokenizer ``tokenize`` (13a's; the others have none), in order."""
     if tokenize == "13a":
         for pattern, replacement in REPLACEMENTS_13A:
             chars = replace_all(chars, pattern, replacement)

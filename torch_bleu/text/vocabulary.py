@@ -52,6 +52,13 @@ class Vocabulary:
         """Ids of the words of every sentence, as one :class:`TokenStream`."""
         sentences = list(sentences)
         lengths = np.fromiter(map(len, sentences), dtype=np.int64, count=len(sentences))
-        words = itertools.chain.from_iterable(sentences)
-        ids = np.fromiter(map(self._ids.__getitem__, words), dtype=np.int64, count=int(lengths.sum()))
-        return TokenStream(ids, lengths)
+        return TokenStream(self.ids(itertools.chain.from_iterable(sentences), int(lengths.sum())), lengths)
+
+    def ids(self, words: Iterable[str], count: int) -> np.ndarray:
+        """The ids of ``count`` words, as int64.
+
+        Example:
+            >>> Vocabulary().ids("a b a".split(), 3).tolist()
+            [0, 1, 0]
+        """
+        return np.fromiter(map(self._ids.__getitem__, words), dtype=np.int64, count=count)
