@@ -18,23 +18,27 @@ SPACE, ALONE, DIGIT, PERIOD_OR_COMMA, DASH, PUNCTUATION = 1, 2, 4, 8, 16, 32
 LAST_CLASSIFIED = 0x3000
 
 
-def _class_table() -> list[int]:
-    """Class bits of code points ``-1`` (padding, taken as whitespace) to :data:`LAST_CLASSIFIED`, then 0."""
-    alone = {*range(0x7B, 0x7F), *range(0x5B, 0x61), *range(0x20, 0x27), *range(0x28, 0x2C), *range(0x3A, 0x41), 0x2F}
-    table = [SPACE]
-    for code in range(LAST_CLASSIFIED + 1):
-        char = chr(code)
-        bits = SPACE if char.isspace() else 0
-        bits |= ALONE if code in alone else 0
-        bits |= DIGIT if "0" <= char <= "9" else 0
-        bits |= PERIOD_OR_COMMA if char in ".," else 0
-        bits |= DASH if char == "-" else 0
-        bits |= PUNCTUATION if char in string.punctuation else 0
-        table.append(bits)
-    return [*table, 0]
+def _class_table() -> np.ndarray:
+    """Class bits of code points ``-1`` (padding, taken as whitespace) to :data:`LAST_CLASSIFIED`, then 0,
+    at index ``code + 1``."""
+    codes = range(LAST_CLASSIFIED + 1)
+    table = np.zeros(LAST_CLASSIFIED + 3, dtype=np.uint8)
+    table[0] = SPACE
+    table[1:-1] = SPACE * np.fromiter(map(str.isspace, map(chr, codes)), dtype=bool, count=len(codes))
+    # 13a's first expression: ``[\{-\~\[-\` -\&\(-\+\:-\@\/]``
+    alone = [*range(0x7B, 0x7F), *range(0x5B, 0x61), *range(0x20, 0x27), *range(0x28, 0x2C), *range(0x3A, 0x41), 0x2F]
+    for bit, members in (
+        (ALONE, alone),
+        (DIGIT, map(ord, string.digits)),
+        (PERIOD_OR_COMMA, map(ord, ".,")),
+        (DASH, [ord("-")]),
+        (PUNCTUATION, map(ord, string.punctuation)),
+    ):
+        table[np.fromiter(members, dtype=np.int64) + 1] |= bit
+    return table
 
 
-_CLASS_TABLE = np.asarray(_class_table(), dtype=np.uint8)
+_CLASS_TABLE = _class_table()
 
 
 def character_classes(chars: Array) -> Array:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .code_points import PAD, utf32
+from .code_points import PAD, shifted, utf32
 from .sacrebleu_words import replacements, word_starts
 from .tokenizers import TOKENIZERS_ON_CODE_POINTS, load_tokenizer
 from .vocabulary import TokenStream, Vocabulary
@@ -70,5 +70,6 @@ def spaced_words(lines: Sequence[str], tokenize: str, lowercase: bool = False) -
     chars = replacements(line_stream(lines), tokenize)
     in_word, starts = word_starts(chars, tokenize)
     lengths = np.add.reduceat(starts, np.flatnonzero(chars == PAD)) if lines else np.zeros(0, dtype=np.int64)
-    text = np.insert(np.where(in_word, chars, SPACE_CODE), np.flatnonzero(starts), SPACE_CODE)
+    glued = starts & shifted(in_word, -1, False)  # a word right after another: a space goes between them
+    text = np.insert(np.where(in_word, chars, SPACE_CODE), np.flatnonzero(glued), SPACE_CODE)
     return text.tobytes().decode("utf-32-le", "surrogatepass"), lengths.astype(np.int64)

@@ -128,12 +128,13 @@ def _alone_13a(chars: Array, classes: Array, edges_hold: bool) -> Array:
     stops_match = (digit | (chars == PAD)) if edges_hold else digit  # what ``[^0-9]`` cannot match
     # ``([^0-9])([\.,])`` matches the periods and commas of a run alternately, from the first when
     # the character before the run is not a digit, else from the second (the first is consumed
-    # as the ``[^0-9]`` of the match after it).
+    # as the ``[^0-9]`` of the match after it). Each run's first column and whether the character
+    # before it stops the match are carried along the run in one key, ``2 column + stopped``.
+    run_start = period_or_comma & ~shifted(period_or_comma, -1, False)
     column = columns_like(chars.shape[-1], chars)
-    before_run = running_max(xp.where(period_or_comma, -1, column))  # last column outside a run
-    index_in_run = column - before_run - 1  # on the run's characters
-    stopped_before_run = _at(stops_match, before_run, edges_hold)
-    spaced_by_second = period_or_comma & ((index_in_run % 2 == 0) != stopped_before_run)
+    start_key = running_max(xp.where(run_start, 2 * column + shifted(stops_match, -1, edges_hold), -1))
+    # matched as the second group: the parity of the place in the run differs from ``stopped``
+    spaced_by_second = period_or_comma & ((column ^ start_key ^ (start_key >> 1)) & 1 == 0)
     # ``([\.,])([^0-9])`` then spaces every other one, except one left unmatched that a digit follows
     next_stops_match = shifted(stops_match, 1, edges_hold)
     last_of_run = period_or_comma & ~shifted(period_or_comma, 1, False)

@@ -189,7 +189,7 @@ def tokenizer_for(given: str | None, language: str) -> str:
 
 def _warn_if_tokenized(names: Sequence[str], systems: list[list[str]]) -> None:
     for name, system in zip(names, systems):
-        if sum(line.endswith(" .") for line in system) >= TOKENIZED_LINES:
+        if sum(map(str.endswith, system, itertools.repeat(" ."))) >= TOKENIZED_LINES:
             print(
                 f"torch-bleu: warning: {name}: 100 or more lines end in a tokenized period (' .'); "
                 "BLEU expects detokenized text (--force silences this)",
