@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...arrays import Array
+from ...text.code_points import utf32
 
 
 class TextPairs(NamedTuple):
@@ -49,7 +50,7 @@ def pairs_from_strings(texts: Sequence[Sequence[str]]) -> TextPairs:
         for reference in range(references):
             rows += (hypothesis, given[reference] if reference < len(given) else "")
     lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-    chars = np.frombuffer("".join(rows).encode("utf-32-le", "surrogatepass"), dtype=np.int32)
+    chars = utf32(rows)
     row_of_slot = np.repeat(np.arange(len(rows), dtype=np.int64), lengths)
     present = None
     if any(count != references for count in counts):
