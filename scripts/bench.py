@@ -13,6 +13,8 @@ dropping special ids, joining ids into strings) is timed as part of it:
 * ``tensorbleu``, when installed (``pip install rxlm --no-deps``): TensorBLEU's
   ``tensor_corpus_bleu`` (wmt17) and ``tensor_sentence_bleu`` (rl) on the same tensors, BOS and EOS
   turned into PAD first (it ignores a single pad id).
+* ``bleuscore``, when installed (``pip install bleuscore``): a BLEU in Rust, on text, in the ``text``
+  workload only (it takes strings, not ids).
 
 Workloads:
 
@@ -20,6 +22,9 @@ Workloads:
 * ``subwords``: the same systems as SentencePiece ids, scored as sacreBLEU scores their decoded
   text: torch-bleu's ``detokenizer=`` against decoding every row and calling sacrebleu
   (``benchmarks/subwords.py``);
+* ``text``: sacrebleu's default BLEU (13a tokenizer) of 4 of the systems from their raw text lines,
+  against sacrebleu, torchmetrics' ``SacreBLEUScore`` and, when installed (``pip install bleuscore``),
+  the Rust ``bleuscore`` (``benchmarks/text.py``);
 * ``chrf``: chrF++ of the same systems from text (against sacrebleu's ``CHRF``) and from
   SentencePiece ids (against decoding every row and calling sacrebleu) (``benchmarks/chrf.py``);
 * ``grid``: synthetic batches of B x L from 32 to 1024, R = 1 and R = 4 references. The Python
@@ -40,7 +45,8 @@ Most of its time is fixed: importing torch, torchmetrics, nltk and sacrebleu, an
 profiler of the ``memory`` workload.
 
 The parts live in ``scripts/benchmarks/``: ``common.py`` (ids, sizes), ``contenders.py``,
-``data.py`` (the inputs), ``timing.py`` and ``workloads.py``.
+``data.py`` (the inputs), ``timing.py``, ``workloads.py`` and one module per workload on text or
+subwords (``text.py``, ``subwords.py``, ``chrf.py``).
 
 Usage:
     python scripts/bench.py [--quick] [--json PATH] [--plot PATH] [--device cpu|cuda]
@@ -70,6 +76,7 @@ from _device import usable_device
 from benchmarks.chrf import run_chrf
 from benchmarks.common import QUICK, cpu_name, workload_sizes
 from benchmarks.subwords import run_subwords
+from benchmarks.text import run_text
 from benchmarks.workloads import plot, run_grid, run_memory, run_rl, run_threads, run_update_latency, run_wmt17
 
 WMT_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17-en-de"
@@ -93,7 +100,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--skip",
         nargs="*",
         default=[],
-        choices=["wmt17", "subwords", "chrf", "grid", "rl", "update", "memory", "threads"],
+        choices=["wmt17", "subwords", "text", "chrf", "grid", "rl", "update", "memory", "threads"],
         help="workloads to leave out",
     )
     args = parser.parse_args(argv)
@@ -123,6 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     workloads = {
         "wmt17": run_wmt17,
         "subwords": run_subwords,
+        "text": run_text,
         "chrf": run_chrf,
         "grid": run_grid,
         "rl": run_rl,

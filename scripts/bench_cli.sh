@@ -1,43 +1,60 @@
 #!/usr/bin/env bash
-# torch-bleu vs sacrebleu on the 16 WMT17 en-de systems (LIUM-NMT first = baseline), -tok none, BLEU
-# and chrF++ (-m chrf -cw 2), --paired-bs -pbsn 2000 and --paired-ar -parn 10000: wall-clock seconds
-# of the whole command (median of the repeats), the speed-up, and whether the two print the same
-# text (apart from the version in the signature).
+# torch-bleu vs sacrebleu on the command line, WMT17 en-de systems (LIUM-NMT first = baseline):
+# * 4 systems, default BLEU (-m bleu: 13a tokenizer, exp smoothing), no significance test;
+# * the 16 systems, -tok none, BLEU and chrF++ (-m chrf -cw 2), each with --paired-bs -pbsn 2000 and
+#   with --paired-ar -parn 10000.
+# Per case: wall-clock seconds of the whole command (median of the repeats), the speed-up, and whether
+# the two print the same text (apart from the version in the signature).
 # Usage: [JOBS=N] bash scripts/bench_cli.sh [repeats] [extra torch-bleu options, e.g. --device cuda]
-# JOBS=N gives both tools --paired-jobs N (worker processes; both default to 1).
+# JOBS=N gives both tools --paired-jobs N (worker processes; both default to 1) in the significance tests.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 data="${DATA:-$repo/../shared/data/wmt17-en-de}"
 repeats="${1:-1}"
 shift || true
+extra_ours=("$@")
 jobs="${JOBS:-1}"
 cd "$data"
-systems="sys.LIUM-NMT.4900.de $(ls sys.*.de | grep -v LIUM-NMT | tr '\n' ' ')"
+all_systems="sys.LIUM-NMT.4900.de $(ls sys.*.de | grep -v LIUM-NMT | tr '\n' ' ')"
+four_systems="$(echo $all_systems | cut -d' ' -f1-4)"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-echo "| metric | test | sacrebleu | torch-bleu | speed-up | output |"
-echo "| --- | --- | --- | --- | --- | --- |"
-for metric in "-m bleu" "-m chrf -cw 2"; do
-  for test in "--paired-bs -pbsn 2000" "--paired-ar -parn 10000"; do
-    for round in $(seq "$repeats"); do  # rounds interleave the two tools, so that both see the same machine load
-      for tool in sacrebleu torch-bleu; do
-        extra=()
-        [[ $tool == torch-bleu ]] && extra=("$@")
-        /usr/bin/time -f "%e" -a -o "$out/$tool.times" \
-          "$repo/.venv/bin/$tool" -tok none newstest2017.ref.de -i $systems $metric $test -j "$jobs" -f text \
-          "${extra[@]}" > "$out/$tool.txt" 2>/dev/null
-      done
+
+# One table row: both tools run with the same arguments, rounds interleaving the two tools so that
+# both see the same machine load.
+# Usage: run_case SYSTEMS_LABEL "SIGNIFICANCE TEST OPTIONS" (or "") OTHER_OPTIONS...
+run_case() {
+  local systems_label="$1" test="$2"
+  shift 2
+  local round tool
+  for round in $(seq "$repeats"); do
+    for tool in sacrebleu torch-bleu; do
+      local extra=()
+      [[ $tool == torch-bleu ]] && extra=("${extra_ours[@]}")
+      /usr/bin/time -f "%e" -a -o "$out/$tool.times" \
+        "$repo/.venv/bin/$tool" newstest2017.ref.de "$@" $test -f text "${extra[@]}" > "$out/$tool.txt" 2>/dev/null
     done
-    "$repo/.venv/bin/python" - "$out" "$metric" "$test" <<'PY'
+  done
+  "$repo/.venv/bin/python" - "$out" "$systems_label" "$test" "$*" <<'PY'
 import re, statistics, sys
-folder, metric, test = sys.argv[1:]
+folder, systems, test, arguments = sys.argv[1:]
+options = re.sub(r"-i (sys\.\S+ ?)+|-j \d+", "", arguments).strip()  # systems: their own column
+test = f"`{test}`" if test else "none"
 seconds = {tool: statistics.median(map(float, open(f"{folder}/{tool}.times").read().split()))
            for tool in ("sacrebleu", "torch-bleu")}
 ours, theirs = (re.sub(r"version:\S+", "version", open(f"{folder}/{tool}.txt").read())
                 for tool in ("torch-bleu", "sacrebleu"))
-print(f"| `{metric}` | `{test}` | {seconds['sacrebleu']:.2f} s | {seconds['torch-bleu']:.2f} s "
+print(f"| {systems} | `{options}` | {test} | {seconds['sacrebleu']:.2f} s | {seconds['torch-bleu']:.2f} s "
       f"| {seconds['sacrebleu'] / seconds['torch-bleu']:.1f}x | {'identical' if ours == theirs else 'DIFFERENT'} |")
 PY
-    rm -f "$out"/*.times
+  rm -f "$out"/*.times
+}
+
+echo "| systems | options | test | sacrebleu | torch-bleu | speed-up | output |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
+run_case 4 "" -i $four_systems -m bleu
+for metric in "-m bleu" "-m chrf -cw 2"; do
+  for test in "--paired-bs -pbsn 2000" "--paired-ar -parn 10000"; do
+    run_case 16 "$test" -tok none -i $all_systems $metric -j "$jobs"
   done
 done

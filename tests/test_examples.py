@@ -279,6 +279,10 @@ def test_bench_quick_is_a_smoke_run_of_every_workload(tmp_path: Path) -> None:
     if report.get("wmt17"):  # None when the WMT17 data beside the repository is absent
         assert len(report["wmt17"]["systems"]) == 2 and report["wmt17"]["sentences"] <= 2 * 192
         assert not any(row[-1].startswith("NO") for row in report["wmt17"]["table"])
+    if report.get("text"):  # None without the data, as wmt17
+        assert len(report["text"]["systems"]) == 2 and report["text"]["sentences"] <= 2 * 192
+        for name, difference in report["text"]["max_score_difference"].items():
+            assert difference <= (1e-6 if name == "torchmetrics" else 1e-9), name  # torchmetrics: float32
     assert max(max(cell["batch"], cell["width"]) for cell in report["grid"]) <= 32
     assert report["rl"]["batch"] * report["rl"]["width"] <= 32 * 64
     assert report["update"]["batch"] * report["update"]["width"] <= 32 * 64

@@ -25,6 +25,8 @@ class Sizes:
 
     wmt17_systems: int | None  # the first this many systems (None: all 16)
     wmt17_lines: int | None  # the first this many sentences of each system (None: all)
+    text_systems: int  # the first this many systems of the ``text`` workload (also limited by wmt17_lines)
+    text_batch: int  # sentences per ``update`` of the ``text`` workload's metrics
     grid: tuple[int, ...]  # the batch sizes B, which are also the row lengths L
     grid_sample_tokens: int  # about this many token slots for the Python contenders, per grid cell
     rl: tuple[int, int]  # B x L of the RL batch
@@ -37,6 +39,8 @@ class Sizes:
 FULL = Sizes(
     wmt17_systems=None,
     wmt17_lines=None,
+    text_systems=4,
+    text_batch=256,
     grid=(32, 64, 128, 256, 512, 1024),
     grid_sample_tokens=16384,
     rl=(256, 1024),
@@ -46,10 +50,12 @@ FULL = Sizes(
     memory_widths=(64, 128, 256, 512, 1024, 2048, 4096),
 )
 # A smoke run: every workload and contender, on inputs so small that imports dominate. Two WMT17 batches
-# per system (128 and 64 sentences), so that the metric is updated more than once.
+# per system (128 and 64 sentences), so that the metric is updated more than once; the same for the text.
 QUICK = Sizes(
     wmt17_systems=2,
     wmt17_lines=192,
+    text_systems=2,
+    text_batch=128,
     grid=(16, 32),
     grid_sample_tokens=512,
     rl=(32, 64),

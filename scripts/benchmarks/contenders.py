@@ -81,6 +81,11 @@ def tensorbleu_available() -> bool:
     return importlib.util.find_spec("rxlm") is not None
 
 
+def bleuscore_available() -> bool:
+    """Whether bleuscore (``pip install bleuscore``), a BLEU in Rust, can run as an optional contender."""
+    return importlib.util.find_spec("bleuscore") is not None
+
+
 def tensorbleu_inputs(preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
     """TensorBLEU ignores a single pad id: BOS and EOS become PAD, and references get their reference axis."""
     special = torch.tensor([BOS, EOS], device=preds.device)
