@@ -16,9 +16,6 @@ CONTENDERS = ("nltk", "sacrebleu", "torchmetrics", "torch-bleu", "torch-bleu (nl
 Batch = tuple[Tensor, Tensor]  # preds (B, Lp), target (B, Lt) or (B, R, Lt)
 
 
-Batch = tuple[Tensor, Tensor]  # preds (B, Lp), target (B, Lt) or (B, R, Lt)
-
-
 @dataclass(frozen=True)
 class Sizes:
     """How large each workload is."""

@@ -36,11 +36,12 @@ from .batch import (
 
 #: One row of token ids: a 1-D integer tensor or array, or a sequence of ints.
 TokenIds = Union[Tensor, np.ndarray, Sequence[int]]
-#: What ``preds`` may be: ``(B, Lp)`` integer ids (a tensor, or a NumPy array), or one row per hypothesis.
-Hypotheses = Union[Tensor, np.ndarray, Sequence[TokenIds]]
+#: What ``preds`` may be: ``(B, Lp)`` integer ids (a tensor, or a NumPy array), or one row per hypothesis,
+#: or (with ``tokenize=``) one string per hypothesis.
+Hypotheses = Union[Tensor, np.ndarray, Sequence[TokenIds], Sequence[str]]
 #: What ``target`` may be: ``(B, Lt)`` or ``(B, R, Lt)`` integer ids, or per hypothesis its one reference
-#: row or a list of its references.
-References = Union[Tensor, np.ndarray, Sequence[Union[TokenIds, Sequence[TokenIds]]]]
+#: row or a list of its references, as ids or (with ``tokenize=`` or a detokenizer) strings.
+References = Union[Tensor, np.ndarray, Sequence[Union[TokenIds, Sequence[TokenIds], str, Sequence[str]]]]
 
 
 #: The layouts a tensor may have, by role: number of dimensions and how to describe them.
