@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU
 from strategies import INT64_MAX, INT64_MIN
 
-from torch_bleu import engine, sentence_statistics
+from torch_bleu import BLEUScore, arrays, engine, sentence_statistics
 from torch_bleu.engine import (
     ALGORITHMS,
     PAIRWISE_MAX_WIDTH,
@@ -106,6 +106,37 @@ def test_torch_sort_on_cpu_matches_sacrebleu(batch, max_order):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(rowsort, "NUMPY_ON_CPU", False)
         assert_matches_sacrebleu(preds, target, ignore_ids, max_order, "sorted")
+
+
+@settings(max_examples=60)
+@given(batch=padded_batches(max_refs=1), max_order=st.integers(1, 5), eos=st.booleans())
+def test_numpy_rows_of_one_reference_count_as_a_stream(batch, max_order, eos):
+    """On NumPy arrays, one hypothesis and one reference per sentence are counted as one stream of their kept
+    tokens; tensors take the padded rows. Both count the same."""
+    preds, target, ignore_ids = batch
+    eos_ids = tuple(preds[0, :1].tolist()) if eos and preds.numel() else ()
+    on_tensors = stack_rows(preds, target, ignore_ids, eos_ids=eos_ids)
+    on_arrays = stack_rows(preds.numpy(), target.numpy(), ignore_ids, eos_ids=eos_ids)
+    expected = clipped_matches(on_tensors, max_order, "sorted").tolist()
+    assert clipped_matches(on_arrays, max_order, "sorted").tolist() == expected
+
+
+@settings(max_examples=40)
+@given(batch=padded_batches(max_refs=3), ragged=st.booleans())
+def test_the_metric_counts_cpu_batches_on_numpy_as_tensors_count(batch, ragged):
+    """``BLEUScore`` counts a CPU batch on NumPy views of it; with sizes from shapes only, on the tensors."""
+    preds, target, ignore_ids = batch
+    if ragged:  # ragged references: each sentence lists its own, so some are absent
+        target = [[row for row in refs[: 1 + index % refs.shape[0]]] for index, refs in enumerate(target)]
+    states = []
+    for from_data in (True, False):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(arrays, "SIZES_FROM_DATA_ON_CPU", from_data)
+            metric = BLEUScore(ignore_ids=ignore_ids)
+            metric.update(preds, target, weight=torch.arange(preds.shape[0]) % 3)
+            metric.update(preds, target)
+            states.append([getattr(metric, name).tolist() for name in metric.state_names])
+    assert states[0] == states[1]
 
 
 @pytest.mark.parametrize("numpy_on_cpu", [True, False])

@@ -41,6 +41,7 @@ from ..arrays import (
     sizes_from_data,
 )
 from . import keys
+from .rows import StackedRows
 from .rowsort import sort_own, sort_with_order
 
 KEY_MAX = (1 << 63) - 1  # above every key
@@ -61,6 +62,33 @@ class PairStream(NamedTuple):
     rows: Array
     pairs: int
     distinct: int
+
+
+def stacked_pairs(rows: StackedRows) -> PairStream:
+    """The kept tokens of stacked rows with one hypothesis and one reference per sentence, as a stream.
+
+    Sentence ``b``'s hypothesis becomes row ``2 b`` and its reference row ``2 b + 1``, with no slot
+    for padding or dropped tokens: the stream's size follows the data, so ``rows`` must be arrays
+    whose sizes may (:func:`~torch_bleu.arrays.sizes_from_data`).
+
+    Example:
+        >>> import numpy as np
+        >>> from .rows import stack_rows
+        >>> stream = stacked_pairs(stack_rows(np.array([[7, 0, 8]]), np.array([[[9, 8, 0]]]), ignore_ids=[0]))
+        >>> stream.ranks.tolist(), stream.rows.tolist(), stream.pairs, stream.distinct
+        ([1, 2, 3, 2], [0, 0, 1, 1], 1, 3)
+    """
+    tokens, keep = rows.tokens, rows.keep
+    batch, sources, _width = tokens.shape
+    assert sources == 2 and rows.hypotheses == 1 and sizes_from_data(tokens)
+    row_numbers = arange_like(batch * sources, tokens).reshape(batch, sources, 1)
+    row = array_namespace(tokens).broadcast_to(row_numbers, tokens.shape)
+    if keep is None:
+        kept_tokens, kept_rows = tokens.reshape(-1), row.reshape(-1)
+    else:
+        kept_tokens, kept_rows = tokens[keep], row[keep]
+    ranks, distinct = keys.dense_ranks(kept_tokens)
+    return PairStream(ranks, kept_rows, batch, distinct)
 
 
 def pair_matches(stream: PairStream, max_order: int) -> Array:

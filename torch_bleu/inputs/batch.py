@@ -13,6 +13,8 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
+from ..arrays import Array, sizes_from_data
+
 #: What a ragged row, or a list of rows, may be.
 SEQUENCES = (list, tuple)
 
@@ -37,15 +39,16 @@ class TokenBatch(NamedTuple):
     ``(B, 1 + R)`` are the lengths of the hypothesis and reference rows when some were ragged
     (``None`` for padded tensors, whose rows span their width). ``reference_chars`` ``(B, R, W)`` holds
     the code points of references given as strings beside subword ids (``target`` then has width 0).
+    The fields are tensors, or NumPy arrays on a CPU batch's memory (:meth:`on_host`).
     """
 
-    preds: Tensor
-    target: Tensor
-    ref_present: Tensor | None = None
-    row_lengths: Tensor | None = None
-    reference_chars: Tensor | None = None
+    preds: Array
+    target: Array
+    ref_present: Array | None = None
+    row_lengths: Array | None = None
+    reference_chars: Array | None = None
 
-    def references_present(self, ref_len: Tensor) -> Tensor | None:
+    def references_present(self, ref_len: Array) -> Array | None:
         """``(B, R)`` bool: the references that count, given their kept lengths ``ref_len`` ``(B, R)``.
 
         A ragged ``target`` said which exist. In a padded one a single reference always counts, even
@@ -57,8 +60,24 @@ class TokenBatch(NamedTuple):
         if ref_len.shape[-1] == 1:
             return None
         present = ref_len > 0
-        present[..., :1] |= ~present.any(-1, keepdim=True)
+        present[..., :1] |= ~present.any(-1)[..., None]
         return present
+
+    def on_host(self) -> TokenBatch:
+        """The batch as NumPy arrays on its CPU tensors' own memory, where sizes may follow the data
+        (:func:`~torch_bleu.arrays.sizes_from_data`); else the batch itself.
+
+        The engine runs the same code on both, and on the small arrays of a batch a NumPy operation
+        costs a fraction of a PyTorch one's dispatch.
+
+        Example:
+            >>> TokenBatch(torch.tensor([[5, 6]]), torch.tensor([[[5, 7]]])).on_host().target
+            array([[[5, 7]]])
+        """
+        if self.reference_chars is not None or not sizes_from_data(self.preds):
+            return self
+        ref_present, row_lengths = (None if field is None else field.numpy() for field in self[2:4])
+        return TokenBatch(self.preds.numpy(), self.target.numpy(), ref_present, row_lengths)
 
 
 def batch_sizes_differ(batch: int, target_batch: int, target: object) -> ValueError:

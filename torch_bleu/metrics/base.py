@@ -22,6 +22,7 @@ import inspect
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+import numpy as np
 import torch
 from torch import Tensor
 from torchmetrics import Metric
@@ -114,11 +115,17 @@ class ExactMetric(Metric):
         its values are checked; on an accelerator, where checking would wait for the device, the weight
         must be bool or of an unsigned dtype (``torch.uint8``), which cannot be negative.
         """
-        statistics = [torch.as_tensor(values, device=self.device) for values in self.sentence_statistics(preds, target)]
+        statistics = self.sentence_statistics(preds, target)
         if weight is not None:
-            statistics = weighted(statistics, weight)
-        for name, values in zip(self.state_names, statistics):
-            getattr(self, name).add_(values.sum(0))
+            statistics = weighted([self._as_tensor(values) for values in statistics], weight)
+        for name, values in zip(self.state_names, statistics):  # summed where counted: NumPy arrays on the host
+            getattr(self, name).add_(torch.as_tensor(values.sum(0), device=self.device))
+
+    def _as_tensor(self, values: Array) -> Tensor:
+        """Statistics as a tensor on this metric's device; a NumPy array is copied (it may be a read-only view)."""
+        if isinstance(values, np.ndarray):
+            values = values.copy()
+        return torch.as_tensor(values, device=self.device)
 
     def compute(self) -> Tensor:
         """The score of everything added so far (of every rank), a 0-d float64 tensor."""

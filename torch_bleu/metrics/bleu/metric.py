@@ -89,6 +89,9 @@ class BLEUScore(ExactMetric):
     def sentence_statistics(self, preds: Any, target: Any) -> SentenceStatistics:
         """The statistics of every sentence of a batch, counted eagerly or compiled.
 
+        Eagerly, a CPU batch of ids or words is counted on NumPy arrays on the tensors' memory
+        (:meth:`~torch_bleu.inputs.batch.TokenBatch.on_host`), which ``update`` adds to the states.
+
         Example:
             >>> import torch
             >>> metric = BLEUScore()
@@ -98,9 +101,11 @@ class BLEUScore(ExactMetric):
             (4, [4, 3, 2, 1])
         """
         batch = input_batch(preds, target, self.config, self.device)
-        if self.compile_options is None:
-            return count_statistics(batch, self.config)
-        return compiled_counter(self.config, self.compile_options)(batch)
+        if self.compile_options is not None:
+            return compiled_counter(self.config, self.compile_options)(batch)
+        if self.config.detokenizer is None:  # decoding subwords takes tensors
+            batch = batch.on_host()
+        return count_statistics(batch, self.config)
 
     def score(self, *statistics: Tensor) -> Tensor:
         """Corpus BLEU in ``[0, 1]`` of summed statistics (0-d float64)."""
