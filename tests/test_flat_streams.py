@@ -1,4 +1,5 @@
-"""The flat-stream counting under chrF: pair matches, dense ranks, chrF++'s words and word ids.
+"""The flat-stream counting under chrF and BLEU: pair matches, segmented sorts, dense ranks, chrF++'s words and
+word ids.
 
 Each piece is checked against a plain Python statement of what it computes, on NumPy arrays and on
 tensors, with sizes read from the data and with sizes from shapes alone (as on an accelerator), and
@@ -17,9 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from torch_bleu import CHRFConfig, arrays
-from torch_bleu.engine import keys
+from torch_bleu.engine import keys, rowsort
 from torch_bleu.engine.flat_pairs import PairStream, pair_matches
 from torch_bleu.engine.keys import dense_ranks
+from torch_bleu.engine.rowsort import Segments, sort_segments, sort_segments_with_order
 from torch_bleu.metrics.chrf.statistics import chrf_statistics
 from torch_bleu.metrics.chrf.stream import pairs_from_strings
 from torch_bleu.metrics.chrf.text import text_on
@@ -64,6 +66,34 @@ def test_pair_matches_are_clipped_counts(kind, pairs, max_order, unused, key_bit
         ranks, distinct = dense_ranks(token_array, row_array < 2 * len(pairs))
         matches = pair_matches(PairStream(ranks, row_array, len(pairs), distinct), max_order)
         assert matches.tolist() == [expected_matches(hyp, ref, max_order) for hyp, ref in pairs]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lengths=st.lists(st.integers(0, rowsort.SHORT_ROW // 2 + 2) | st.integers(0, 5), max_size=12),
+    low=st.integers(1, 40),
+    data=st.data(),
+)
+def test_segments_sorted_as_short_rows_are_the_sorted_stream(lengths, low, data):
+    """Segments of any length up to half a row, across row ends, fill short rows whose sorts make up the
+    stream's sort; with a longer segment, there is no such layout."""
+    values = np.concatenate(
+        [
+            (segment << low) + np.asarray(data.draw(st.lists(st.integers(0, (1 << low) - 1), min_size=n, max_size=n)))
+            for segment, n in enumerate(lengths)
+        ]
+        or [np.zeros(0)]
+    ).astype(np.int64)
+    starts = np.cumsum([0, *lengths])[:-1].astype(np.int64)
+    segments = Segments.of(starts, values.shape[0])
+    if not lengths or max(lengths) > rowsort.SHORT_ROW // 2:
+        assert segments is None
+        return
+    assert segments is not None
+    assert sort_segments(values, segments).tolist() == sorted(values.tolist())
+    sorted_values, order = sort_segments_with_order(values, segments)
+    assert sorted_values.tolist() == sorted(values.tolist())
+    assert sorted(order.tolist()) == list(range(values.shape[0])) and values[order].tolist() == sorted_values.tolist()
 
 
 @settings(max_examples=100, deadline=None)

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numpy as np
+
 from ..arrays import (
     Array,
     add_where_,
@@ -34,15 +36,14 @@ from ..arrays import (
     array_namespace,
     cumsum_,
     full_like_shape,
-    int64_like,
     is_tensor,
     running_max,
     scatter_last,
     sizes_from_data,
 )
 from . import keys
-from .rows import StackedRows
-from .rowsort import sort_own, sort_with_order
+from .rows import RowStream, StackedRows
+from .rowsort import Segments, sort_own, sort_segments, sort_segments_with_order, sort_with_order
 
 KEY_MAX = (1 << 63) - 1  # above every key
 
@@ -91,6 +92,20 @@ def stacked_pairs(rows: StackedRows) -> PairStream:
     return PairStream(ranks, kept_rows, batch, distinct)
 
 
+def stream_pairs(rows: RowStream) -> PairStream:
+    """The tokens of a :class:`~.rows.RowStream` as a stream of hypothesis-reference pairs.
+
+    Example:
+        >>> import numpy as np
+        >>> stream = stream_pairs(RowStream(np.array([7, 8, 9, 8]), np.array([[2, 2]])))
+        >>> stream.ranks.tolist(), stream.rows.tolist(), stream.pairs, stream.distinct
+        ([1, 2, 3, 2], [0, 0, 1, 1], 1, 3)
+    """
+    ranks, distinct = keys.dense_ranks(rows.tokens)
+    row = np.repeat(np.arange(rows.lengths.size), rows.lengths.reshape(-1))
+    return PairStream(ranks, row, rows.lengths.shape[0], distinct)
+
+
 def pair_matches(stream: PairStream, max_order: int) -> Array:
     """``(P, max_order)`` int64 clipped matches of each pair's hypothesis n-grams in its reference.
 
@@ -113,6 +128,7 @@ def pair_matches(stream: PairStream, max_order: int) -> Array:
     digits = ranks + 1
     past_end = digits - side  # what a token's digit adds to the end mark where it is still in the row
 
+    segments = None if is_tensor(rows) else Segments.of(xp.searchsorted(rows, arange_like(pairs, rows) * 2), slots)
     matches: list[Array] = []
     counted = 0
     head, head_bits, head_order = digits, digit_bits, 1  # head: a number standing for the head_order-gram
@@ -133,7 +149,7 @@ def pair_matches(stream: PairStream, max_order: int) -> Array:
         key += side
         key += (rows >> 1) << (head_bits + extra * digit_bits + 1)  # a slot in no row: pair P, read by no result
         last_stage = head_order + extra == max_order
-        sorted_keys, key_order = (sort_own(key), None) if last_stage else sort_with_order(key)
+        sorted_keys, key_order = _sorted(key, last_stage, segments)
 
         orders = range(counted + 1, head_order + extra + 1)
         groups = _Groups(sorted_keys, pairs, below_pair=head_bits + extra * digit_bits)
@@ -149,6 +165,14 @@ def pair_matches(stream: PairStream, max_order: int) -> Array:
             head_order = counted
     windows = groups.bounds[1:] - groups.bounds[:-1]  # slots of both rows of each pair
     return (windows[:, None] - xp.stack(matches, -1)) // 2
+
+
+def _sorted(key: Array, last_stage: bool, segments: Segments | None) -> tuple[Array, Array | None]:
+    """One stage's keys sorted, and (but in the last stage) where each came from: sorted as short rows where
+    the pairs are ``segments`` (:class:`~.rowsort.Segments`: the pair number heads every key), else whole."""
+    if segments is not None:
+        return (sort_segments(key, segments), None) if last_stage else sort_segments_with_order(key, segments)
+    return (sort_own(key), None) if last_stage else sort_with_order(key)
 
 
 class _Groups:
@@ -198,4 +222,5 @@ class _Groups:
 
 def pair_starts(pairs: int, shift: int, like: Array) -> Array:
     """The smallest key of each pair ``0..P`` (pair numbers start at bit ``shift``)."""
-    return int64_like(tuple(pair << shift for pair in range(pairs + 1)), like)
+    starts: Array = arange_like(pairs + 1, like) << shift
+    return starts

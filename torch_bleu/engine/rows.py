@@ -1,4 +1,5 @@
-"""The rows of a batch side by side: hypotheses and references in one ``(B, S, L)`` array.
+"""The rows of a batch side by side: hypotheses and references in one ``(B, S, L)`` array; or, for one
+hypothesis and one reference per sentence, end to end in one stream (:class:`RowStream`).
 
 Every algorithm of the engine starts here. The first ``K`` rows of each sentence are hypotheses
 (one for the metric and the functional API; every system of a corpus for the command line), the
@@ -33,6 +34,19 @@ class StackedRows(NamedTuple):
     keep: Array | None
     lengths: Array
     hypotheses: int = 1
+
+
+class RowStream(NamedTuple):
+    """A batch of one hypothesis and one reference per sentence on the host, its rows end to end: the
+    hypothesis of sentence 0, its reference, the hypothesis of sentence 1, ... Every token counts.
+
+    Attributes:
+        tokens: ``(N,)`` int64 NumPy array, the ids of all rows, one row after the other.
+        lengths: ``(B, 2)`` int64 NumPy array, the tokens of each hypothesis and reference.
+    """
+
+    tokens: Array
+    lengths: Array
 
 
 def stack_rows(

@@ -21,11 +21,6 @@ Within each sentence (one row of ``S = K + R`` segments: the hypotheses, then th
 The same code runs on PyTorch tensors (any device) and NumPy arrays (:mod:`torch_bleu.arrays`); the
 sorts go through :mod:`~torch_bleu.engine.rowsort` (NumPy's vectorized sort on CPU).
 
-On NumPy arrays, a batch of one hypothesis and one reference per sentence is counted as one stream
-of its kept tokens instead (:mod:`~torch_bleu.engine.flat_pairs`): the same keys, without the padding
-slots, and without the scatter-add. (WMT17 in batches of 128: 65% of the slots are padding, and the
-stream counts a batch in a third of the time.)
-
 When ``D`` digits do not cover ``max_order`` orders (very long rows or high orders), the work goes in
 stages: the next stage's keys start with the group number of the previous stage's longest n-gram,
 one more sort per stage. Memory and time are ``O(B * W * max_order)`` and ``O(B * W log W)``.
@@ -43,13 +38,11 @@ from ..arrays import (
     cumsum_,
     empty_like_shape,
     int64_like,
-    is_tensor,
     pack_kept,
     scatter_last,
     shifted_sum,
 )
 from . import keys
-from .flat_pairs import pair_matches, stacked_pairs
 from .rows import StackedRows
 from .rowsort import sort_values, sort_with_order
 
@@ -159,8 +152,6 @@ def sorted_key_matches(rows: StackedRows, max_order: int) -> Array:
     tokens = rows.tokens
     xp = array_namespace(tokens)
     batch, sources, width = tokens.shape
-    if sources == 2 and rows.hypotheses == 1 and not is_tensor(tokens):
-        return pair_matches(stacked_pairs(rows), max_order)[:, None]
     slots = sources * width
     layout = key_layout(slots, sources)
     source = int64_like(tuple((row,) for row in range(sources)), tokens)  # (S, 1)

@@ -15,6 +15,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..engine.rows import RowStream
 from ..text.code_points import ragged_rows
 from ..text.lines import tokenized_lines
 from .batch import SEQUENCES, TokenBatch, WrongKind, batch_sizes_differ
@@ -83,11 +84,12 @@ def _wrong(message: str, value: object) -> TypeError:
 
 
 def words_batch(
-    preds: object, target: object, tokenize: str, lowercase: bool, device: torch.device, hint: str = ""
-) -> TokenBatch:
+    preds: object, target: object, tokenize: str, lowercase: bool, device: torch.device | None, hint: str = ""
+) -> TokenBatch | RowStream:
     """Strings split into words by sacrebleu's tokenizer ``tokenize`` (after ``lowercase``), the words
     numbered (:func:`~torch_bleu.text.lines.tokenized_lines`, on the host, all strings of the batch at
-    once), as a batch of ids on ``device``.
+    once), as a batch of ids on ``device``; with no device, as NumPy arrays, and one reference per
+    hypothesis as a :class:`~torch_bleu.engine.rows.RowStream`, which the engine counts fastest.
 
     Words get ids in order of appearance within the batch, which is all counting needs.
 
@@ -95,9 +97,16 @@ def words_batch(
         >>> batch = words_batch(["the cat sat"], [["the cat sat", "a cat sat"]], "13a", False, torch.device("cpu"))
         >>> batch.preds.tolist(), batch.target.tolist(), batch.row_lengths.tolist()
         ([[0, 1, 2]], [[[0, 1, 2], [3, 1, 2]]], [[3, 3, 3]])
+        >>> stream = words_batch(["the cat sat"], ["a cat sat"], "13a", False, None)
+        >>> stream.tokens.tolist(), stream.lengths.tolist()
+        ([0, 1, 2, 3, 1, 2], [[3, 3]])
     """
     hypotheses, references = sentences(preds, target, hint)
     batch = len(hypotheses)
+    if device is None and all(len(refs) == 1 for refs in references):
+        pairs = [line for hypothesis, (reference,) in zip(hypotheses, references) for line in (hypothesis, reference)]
+        words = tokenized_lines(pairs, tokenize, lowercase)
+        return RowStream(words.ids, words.lengths.reshape(batch, 2))
     counts = np.fromiter(map(len, references), dtype=np.int64, count=batch)
     words = tokenized_lines([*hypotheses, *itertools.chain.from_iterable(references)], tokenize, lowercase)
     num_refs = int(counts.max(initial=1))
@@ -111,10 +120,12 @@ def words_batch(
     padded = np.zeros((batch * (1 + num_refs), width), dtype=np.int64)
     column = np.arange(words.ids.shape[0]) - np.repeat(words.lengths.cumsum() - words.lengths, words.lengths)
     padded[np.repeat(row, words.lengths), column] = words.ids
-    ids = torch.from_numpy(padded.reshape(batch, 1 + num_refs, width)).to(device)
-    ref_present = torch.from_numpy(np.arange(num_refs) < counts[:, None]).to(device)
-    row_lengths = torch.from_numpy(lengths.reshape(batch, 1 + num_refs)).to(device)
-    return TokenBatch(ids[:, 0], ids[:, 1:], ref_present, row_lengths)
+    ids = padded.reshape(batch, 1 + num_refs, width)
+    host = TokenBatch(ids[:, 0], ids[:, 1:], np.arange(num_refs) < counts[:, None], lengths.reshape(batch, -1))
+    if device is None:
+        return host
+    preds_ids, target_ids, ref_present, row_lengths = (torch.from_numpy(field).to(device) for field in host[:4])
+    return TokenBatch(preds_ids, target_ids, ref_present, row_lengths)
 
 
 def subword_batch(preds: Any, target: Any, hint: str = "") -> TokenBatch:

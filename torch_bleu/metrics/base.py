@@ -117,15 +117,9 @@ class ExactMetric(Metric):
         """
         statistics = self.sentence_statistics(preds, target)
         if weight is not None:
-            statistics = weighted([self._as_tensor(values) for values in statistics], weight)
+            statistics = weighted([as_tensor(values, self.device) for values in statistics], weight)
         for name, values in zip(self.state_names, statistics):  # summed where counted: NumPy arrays on the host
             getattr(self, name).add_(torch.as_tensor(values.sum(0), device=self.device))
-
-    def _as_tensor(self, values: Array) -> Tensor:
-        """Statistics as a tensor on this metric's device; a NumPy array is copied (it may be a read-only view)."""
-        if isinstance(values, np.ndarray):
-            values = values.copy()
-        return torch.as_tensor(values, device=self.device)
 
     def compute(self) -> Tensor:
         """The score of everything added so far (of every rank), a 0-d float64 tensor."""
@@ -209,6 +203,19 @@ class ExactMetric(Metric):
                 raise TypeError(f"state {name!r} must be an integer tensor to stay exact, got {found}")
             if state.shape != own.shape:
                 raise ValueError(f"state {name!r} must have shape {tuple(own.shape)}, got {tuple(state.shape)}")
+
+
+def as_tensor(values: Array, device: torch.device | None = None) -> Tensor:
+    """Statistics as a tensor (on ``device``, else where they are): a NumPy array counted on the host shares
+    its memory, unless it is a read-only view, which is copied.
+
+    Example:
+        >>> as_tensor(np.broadcast_to(np.array([3]), (2,))).tolist()
+        [3, 3]
+    """
+    if isinstance(values, np.ndarray) and not values.flags.writeable:
+        values = values.copy()
+    return torch.as_tensor(values, device=device)
 
 
 def weighted(statistics: Sequence[Tensor], weight: object) -> list[Tensor]:

@@ -1,10 +1,9 @@
 """Lines of text to the words sacrebleu's tokenizers find in them, numbered, with a few array operations
 over the whole batch: the lines become one stream of code points (one encoding of all of them), the
-tokenizers on code points (:mod:`.sacrebleu_words`) say where words begin, and the text with a space
-before every word is split and numbered (:class:`~.vocabulary.Vocabulary`) by Python's own string
-functions, which run in C. Runs with NumPy on the host and imports no PyTorch: the command line and
-the metric share it. Tokenizers that need a dictionary (``ja-mecab``, ``ko-mecab``) run sacrebleu's
-own on each line.
+tokenizers on code points (:mod:`.sacrebleu_words`) say where words begin, and the words, end to end,
+are numbered by a hash table whose every hit is checked (:mod:`.word_table`). Runs with NumPy on the
+host and imports no PyTorch: the command line and the metric share it. Tokenizers that need a
+dictionary (``ja-mecab``, ``ko-mecab``) run sacrebleu's own on each line.
 
 Example:
     >>> stream = tokenized_lines(["The cat sat.", "the cat"], "13a", lowercase=True)
@@ -18,12 +17,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .code_points import PAD, shifted, utf32
+from .code_points import PAD, utf32
 from .sacrebleu_words import replacements, word_starts
 from .tokenizers import TOKENIZERS_ON_CODE_POINTS, load_tokenizer
 from .vocabulary import TokenStream, Vocabulary
-
-SPACE_CODE = ord(" ")
+from .word_table import word_ids
 
 
 def line_stream(lines: Sequence[str]) -> np.ndarray:
@@ -41,35 +39,21 @@ def tokenized_lines(lines: Sequence[str], tokenize: str, lowercase: bool = False
     """The words sacrebleu's tokenizer ``tokenize`` finds in each line (lowercased first with
     ``lowercase``), as ids: equal words get equal ids, and different words different ids.
 
-    Example:
-        >>> tokenized_lines(["a, b", "b"], "intl").ids.tolist()
-        [0, 1, 2, 2]
-    """
-    if tokenize in TOKENIZERS_ON_CODE_POINTS and tokenize != "none":
-        text, lengths = spaced_words(lines, tokenize, lowercase)
-        return TokenStream(Vocabulary().ids(text.split(), int(lengths.sum())), lengths)
-    # the "none" tokenizer's words are str.split()'s
-    return Vocabulary().encode(map(load_tokenizer(tokenize, lowercase), lines))
-
-
-def spaced_words(lines: Sequence[str], tokenize: str, lowercase: bool = False) -> tuple[str, np.ndarray]:
-    """The words sacrebleu's tokenizer ``tokenize`` finds in ``lines``, all of them, as one string with
-    whitespace between them; and how many each line has.
-
     Each line is read as sacrebleu reads it, with Python's own string functions: lowercased with
     ``lowercase`` (``str.lower``), stripped (``str.rstrip``; ``str.strip`` for ``zh``).
 
     Example:
-        >>> text, lengths = spaced_words(["Hello, world!", "3.5-4"], "13a")
-        >>> text.split(), lengths.tolist()
-        (['Hello', ',', 'world', '!', '3.5', '-', '4'], [4, 3])
+        >>> tokenized_lines(["a, b", "b"], "intl").ids.tolist()
+        [0, 1, 2, 2]
     """
+    if tokenize not in TOKENIZERS_ON_CODE_POINTS:
+        return Vocabulary().encode(map(load_tokenizer(tokenize, lowercase), lines))
     if lowercase:
         lines = list(map(str.lower, lines))
     lines = list(map(str.strip if tokenize == "zh" else str.rstrip, lines))
     chars = replacements(line_stream(lines), tokenize)
     in_word, starts = word_starts(chars, tokenize)
     lengths = np.add.reduceat(starts, np.flatnonzero(chars == PAD)) if lines else np.zeros(0, dtype=np.int64)
-    glued = starts & shifted(in_word, -1, False)  # a word right after another: a space goes between them
-    text = np.insert(np.where(in_word, chars, SPACE_CODE), np.flatnonzero(glued), SPACE_CODE)
-    return text.tobytes().decode("utf-32-le", "surrogatepass"), lengths.astype(np.int64)
+    word_chars = np.flatnonzero(in_word)
+    ids, _ = word_ids(chars.take(word_chars), np.flatnonzero(starts.take(word_chars)))
+    return TokenStream(ids, lengths.astype(np.int64))

@@ -11,33 +11,47 @@ from typing import Any
 
 import torch
 
+from ...arrays import sizes_from_data
 from ...detokenize.pipeline import detokenized_rows
-from ...engine import clipped_matches, stack_rows
+from ...engine import RowStream, clipped_matches, stack_rows
 from ...inputs.batch import TokenBatch
 from ...inputs.ids import token_batch
 from ...inputs.strings import subword_batch, words_batch
+from ..base import as_tensor
 from .config import BLEUConfig
 from .statistics import SentenceStatistics, assemble_statistics
 
 
-def input_batch(preds: Any, target: Any, config: BLEUConfig, device: torch.device | None = None) -> TokenBatch:
+def input_batch(
+    preds: Any, target: Any, config: BLEUConfig, device: torch.device | None = None, on_host: bool = False
+) -> TokenBatch | RowStream:
     """The batch to count: token ids; with a detokenizer, subword ids and references as ids or strings;
     or, when ``config.tokenize`` names a tokenizer, the words of strings (numbered on ``device``, the CPU
     by default).
 
+    With ``on_host``, a batch that lives on the CPU comes as NumPy arrays on its memory, which the engine
+    counts fastest (:meth:`~torch_bleu.inputs.batch.TokenBatch.on_host`), and strings with one
+    reference each as a :class:`~torch_bleu.engine.rows.RowStream`. Subword ids stay tensors: decoding
+    takes tensors.
+
     Example:
         >>> input_batch(["The cat sat."], ["The cat sat!"], BLEUConfig(tokenize="13a")).target.tolist()
         [[[0, 1, 2, 4]]]
+        >>> input_batch(["The cat sat."], ["The cat sat!"], BLEUConfig(tokenize="13a"), on_host=True).tokens.tolist()
+        [0, 1, 2, 3, 0, 1, 2, 4]
     """
     hint = config.input_hint
     if config.detokenizer is not None:
         return subword_batch(preds, target, hint)
     if config.tokenize is None:
-        return token_batch(preds, target, hint)
-    return words_batch(preds, target, config.tokenize, config.lowercase, device or torch.device("cpu"), hint)
+        batch = token_batch(preds, target, hint)
+        return batch.on_host() if on_host else batch
+    device = device or torch.device("cpu")
+    host = on_host and sizes_from_data(torch.empty(0, device=device))
+    return words_batch(preds, target, config.tokenize, config.lowercase, None if host else device, hint)
 
 
-def count_statistics(batch: TokenBatch, config: BLEUConfig, algorithm: str = "auto") -> SentenceStatistics:
+def count_statistics(batch: TokenBatch | RowStream, config: BLEUConfig, algorithm: str = "auto") -> SentenceStatistics:
     """The statistics of a checked batch, over ``config.statistics_order`` orders.
 
     Example:
@@ -45,6 +59,9 @@ def count_statistics(batch: TokenBatch, config: BLEUConfig, algorithm: str = "au
         >>> count_statistics(batch, BLEUConfig(ignore_ids=[0])).matches.tolist()
         [[2, 1, 0, 0]]
     """
+    if isinstance(batch, RowStream):  # one reference each: it always counts
+        matches = clipped_matches(batch, config.statistics_order)[:, 0]
+        return assemble_statistics(matches, batch.lengths[:, 0], batch.lengths[:, 1:], None, config)
     rows = stack_rows(
         batch.preds, batch.target, config.ignore_ids, batch.ref_present, batch.row_lengths, config.eos_ids
     )
@@ -57,7 +74,8 @@ def count_statistics(batch: TokenBatch, config: BLEUConfig, algorithm: str = "au
 
 
 def batch_statistics(preds: Any, target: Any, config: BLEUConfig) -> SentenceStatistics:
-    """Check a batch and count the statistics of each of its sentences (see :func:`~torch_bleu.sentence_statistics`).
+    """Check a batch and count the statistics of each of its sentences (see :func:`~torch_bleu.sentence_statistics`),
+    as tensors on the input's device (CPU batches counted on the host).
 
     Example:
         >>> stats = batch_statistics(torch.tensor([[5, 6, 7, 0]]), torch.tensor([[5, 6, 8, 0]]),
@@ -65,4 +83,9 @@ def batch_statistics(preds: Any, target: Any, config: BLEUConfig) -> SentenceSta
         >>> stats.matches.tolist(), stats.totals.tolist()
         ([[2, 1, 0, 0]], [[3, 2, 1, 0]])
     """
-    return count_statistics(input_batch(preds, target, config), config)
+    return as_tensors(count_statistics(input_batch(preds, target, config, on_host=True), config))
+
+
+def as_tensors(stats: SentenceStatistics) -> SentenceStatistics:
+    """Statistics counted on the host as tensors; tensors as they are."""
+    return SentenceStatistics(*map(as_tensor, stats))

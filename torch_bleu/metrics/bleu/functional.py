@@ -12,9 +12,10 @@ from typing import Any
 import torch  # noqa: F401  (the doctests use it)
 from torch import Tensor
 
+from ...inputs.batch import TokenBatch
 from ...inputs.ids import Hypotheses, References, checked_ref_present
 from .config import BLEUConfig, require_corpus_smoothing
-from .counting import batch_statistics, count_statistics, input_batch
+from .counting import as_tensors, batch_statistics, count_statistics, input_batch
 from .score import bleu_from_statistics
 from .statistics import SentenceStatistics
 
@@ -57,10 +58,11 @@ def sentence_statistics(
         ([[3, 2, 1, 0]], [[4, 3, 2, 1]], [4], [4])
     """
     config = BLEUConfig.from_options(options)
+    if ref_present is None:
+        return as_tensors(count_statistics(input_batch(preds, target, config, on_host=True), config, algorithm))
     batch = input_batch(preds, target, config)
-    if ref_present is not None:
-        batch = batch._replace(ref_present=checked_ref_present(ref_present, batch))
-    return count_statistics(batch, config, algorithm)
+    assert isinstance(batch, TokenBatch)  # counted where it lives: no stream
+    return count_statistics(batch._replace(ref_present=checked_ref_present(ref_present, batch)), config, algorithm)
 
 
 def corpus_bleu(preds: Hypotheses, target: References, **options: Any) -> Tensor:

@@ -7,6 +7,7 @@ from typing import Any
 
 from torch import Tensor
 
+from ...inputs.batch import TokenBatch
 from ..base import ExactMetric
 from .compiled import compiled_counter
 from .config import BLEUConfig, require_corpus_smoothing
@@ -89,8 +90,8 @@ class BLEUScore(ExactMetric):
     def sentence_statistics(self, preds: Any, target: Any) -> SentenceStatistics:
         """The statistics of every sentence of a batch, counted eagerly or compiled.
 
-        Eagerly, a CPU batch of ids or words is counted on NumPy arrays on the tensors' memory
-        (:meth:`~torch_bleu.inputs.batch.TokenBatch.on_host`), which ``update`` adds to the states.
+        Eagerly, a CPU batch of ids or words is counted on the host, with NumPy
+        (:func:`~torch_bleu.metrics.bleu.counting.input_batch`), and ``update`` adds the sums to the states.
 
         Example:
             >>> import torch
@@ -100,12 +101,11 @@ class BLEUScore(ExactMetric):
             >>> metric.preds_len.item(), metric.denominator.tolist()
             (4, [4, 3, 2, 1])
         """
-        batch = input_batch(preds, target, self.config, self.device)
         if self.compile_options is not None:
+            batch = input_batch(preds, target, self.config, self.device)
+            assert isinstance(batch, TokenBatch)  # counted where it lives: no stream
             return compiled_counter(self.config, self.compile_options)(batch)
-        if self.config.detokenizer is None:  # decoding subwords takes tensors
-            batch = batch.on_host()
-        return count_statistics(batch, self.config)
+        return count_statistics(input_batch(preds, target, self.config, self.device, on_host=True), self.config)
 
     def score(self, *statistics: Tensor) -> Tensor:
         """Corpus BLEU in ``[0, 1]`` of summed statistics (0-d float64)."""
