@@ -76,7 +76,7 @@ def test_pair_matches_are_clipped_counts(kind, pairs, max_order, unused, key_bit
 )
 def test_segments_sorted_as_short_rows_are_the_sorted_stream(lengths, low, data):
     """Segments of any length up to half a row, across row ends, fill short rows whose sorts make up the
-    stream's sort; with a longer segment, there is no such layout."""
+    stream's sort, with the longer segments sorted beside them; with no short segment, there is no layout."""
     values = np.concatenate(
         [
             (segment << low) + np.asarray(data.draw(st.lists(st.integers(0, (1 << low) - 1), min_size=n, max_size=n)))
@@ -86,7 +86,7 @@ def test_segments_sorted_as_short_rows_are_the_sorted_stream(lengths, low, data)
     ).astype(np.int64)
     starts = np.cumsum([0, *lengths])[:-1].astype(np.int64)
     segments = Segments.of(starts, values.shape[0])
-    if not lengths or max(lengths) > rowsort.SHORT_ROW // 2:
+    if all(length > rowsort.SHORT_ROW // 2 for length in lengths):
         assert segments is None
         return
     assert segments is not None

@@ -6,7 +6,8 @@
   adversarial alphabet (every whitespace character, controls, every punctuation, symbol and number
   category as the ``regex`` package knows them, the edges of the ``zh`` tokenizer's ranges, emoji,
   combining marks, right-to-left text, lone surrogates, HTML entities, runs of digits, periods and
-  commas), from any characters at all, and from the WMT17 reference and system outputs.
+  commas), from any characters at all, and from the WMT17 reference and system outputs. ``BLEUScore``
+  on such lines gives sacrebleu's statistics.
 * :func:`~torch_bleu.text.sacrebleu_words.word_starts` on rows of code points (PyTorch, the layout of
   decoded subword ids) against sacrebleu's tokenizer, word by word, and
   :func:`~torch_bleu.text.word_ids.word_rows` on words hundreds of characters long.
@@ -29,7 +30,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shared_data import WMT17
 
-from torch_bleu import arrays
+from torch_bleu import BLEUScore, arrays
 from torch_bleu.text.code_points import rows_from_strings
 from torch_bleu.text.lines import tokenized_lines
 from torch_bleu.text.sacrebleu_words import preprocess, word_starts
@@ -204,6 +205,19 @@ def test_tokenized_lines_are_sacrebleus(tokenize, lines, lowercase):
 @given(lines=batches(), lowercase=st.booleans())
 def test_many_more_tokenized_lines_are_sacrebleus(tokenize, lines, lowercase):
     assert_tokenized_as_sacrebleu(lines, tokenize, lowercase)
+
+
+@pytest.mark.parametrize("tokenize", TOKENIZERS)
+@settings(max_examples=100, deadline=None)
+@given(lines=st.lists(adversarial_lines(), min_size=2, max_size=12), lowercase=st.booleans())
+def test_the_metric_counts_adversarial_text_as_sacrebleu(tokenize, lines, lowercase):
+    """End to end: ``BLEUScore`` on one reference string per hypothesis (counted as one stream of pairs)."""
+    hypotheses, references = lines[: len(lines) // 2], lines[len(lines) // 2 : 2 * (len(lines) // 2)]
+    theirs = BLEU(tokenize=tokenize, lowercase=lowercase).corpus_score(hypotheses, [references])
+    metric = BLEUScore(tokenize=tokenize, lowercase=lowercase)
+    metric.update(hypotheses, references)
+    assert metric.numerator.tolist() == theirs.counts and metric.denominator.tolist() == theirs.totals
+    assert (metric.preds_len.item(), metric.target_len.item()) == (theirs.sys_len, theirs.ref_len)
 
 
 @pytest.mark.parametrize("tokenize", TOKENIZERS)

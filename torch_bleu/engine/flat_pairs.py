@@ -37,6 +37,7 @@ from ..arrays import (
     cumsum_,
     full_like_shape,
     is_tensor,
+    running_count,
     running_max,
     scatter_last,
     sizes_from_data,
@@ -159,7 +160,7 @@ def pair_matches(stream: PairStream, max_order: int) -> Array:
 
         if key_order is not None:  # the longest n-gram's group number heads the next stage's keys
             group = full_like_shape(sorted_keys, sorted_keys.shape, 0)
-            group[1:] = (groups.change[:-1] > 1).cumsum(axis=-1)  # keys differ above the side bit
+            group[1:] = running_count(groups.change[:-1] > 1)  # keys differ above the side bit
             head = scatter_last(group, key_order)
             head_bits = (int(group[-1]) if sizes_from_data(group) else slots).bit_length()
             head_order = counted

@@ -84,41 +84,55 @@ def sort_with_order(values: Array) -> tuple[Array, Array]:
 
 
 class Segments(NamedTuple):
-    """Where each value of a 1-D stream of segments sits when the segments are sorted as rows of
-    :data:`SHORT_ROW`: the segments starting in the ``r``-th half-row of the stream fill row ``r`` from
-    its first column, in order.
+    """Where each value of a 1-D stream of segments goes when the segments are sorted as short rows of
+    :data:`SHORT_ROW`. The segments of up to half a row fill the rows in stream order: those starting
+    in the ``r``-th half-row (counted over these segments alone) fill row ``r`` from its first column.
+    Longer segments, few in text, are sorted together as one array.
 
     Attributes:
-        slot: ``(N,)`` int64 place of each value in the rows, flattened.
+        slot: ``(M,)`` int64 place in the rows, flattened, of each value of the short segments.
         rows: how many rows.
+        short: ``(M,)`` int64 stream positions of those values (``None``: every value, no segment is long).
+        long: ``(N - M,)`` int64 stream positions of the values of the long segments.
     """
 
     slot: numpy.ndarray
     rows: int
+    short: numpy.ndarray | None
+    long: numpy.ndarray
 
     @classmethod
     def of(cls, starts: numpy.ndarray, size: int) -> Segments | None:
         """The layout of a stream of ``size`` values whose segments start at ``starts`` (ascending, the first
-        at 0); ``None`` when a segment is longer than half a row, or there is none.
+        at 0); ``None`` when no segment is short, or there is none.
 
         Example:
-            >>> Segments.of(numpy.array([0, 100, 200]), 300).slot[[0, 99, 100, 199, 200, 299]].tolist()
-            [0, 99, 100, 199, 256, 355]
+            >>> segments = Segments.of(numpy.array([0, 100, 200, 300]), 700)  # the last segment is long
+            >>> segments.slot[[0, 99, 100, 199, 200, 299]].tolist(), segments.rows, segments.long[[0, -1]].tolist()
+            ([0, 99, 100, 199, 256, 355], 2, [300, 699])
         """
         half = SHORT_ROW // 2
         lengths = numpy.diff(starts, append=size)
-        if lengths.size == 0 or int(lengths.max()) > half:
+        is_short = lengths <= half
+        if not is_short.any():
             return None
+        short: numpy.ndarray | None = None
+        long = numpy.zeros(0, dtype=numpy.int64)
+        if not is_short.all():
+            in_short = numpy.repeat(is_short, lengths)
+            short, long = numpy.flatnonzero(in_short), numpy.flatnonzero(~in_short)
+            lengths = lengths[is_short]
+            starts = lengths.cumsum() - lengths
         row = starts // half
         first_in_row = starts[numpy.searchsorted(row, row)]  # per segment, where its row's first one starts
-        slot = numpy.arange(size, dtype=numpy.int64)
+        slot = numpy.arange(int(lengths.sum()), dtype=numpy.int64)
         slot += numpy.repeat(row * SHORT_ROW - first_in_row, lengths)
-        return cls(slot, int(row[-1]) + 1)
+        return cls(slot, int(row[-1]) + 1, short, long)
 
-    def fill(self, values: numpy.ndarray) -> numpy.ndarray:
-        """``(rows, SHORT_ROW)``: ``values`` in their slots, the dtype's maximum elsewhere."""
+    def short_rows(self, values: numpy.ndarray) -> numpy.ndarray:
+        """``(rows, SHORT_ROW)``: the short segments' values in their slots, the dtype's maximum elsewhere."""
         rows = numpy.full(self.rows * SHORT_ROW, numpy.iinfo(values.dtype).max, dtype=values.dtype)
-        rows[self.slot] = values
+        rows[self.slot] = values if self.short is None else values.take(self.short)
         return rows.reshape(self.rows, SHORT_ROW)
 
 
@@ -131,9 +145,15 @@ def sort_segments(values: numpy.ndarray, segments: Segments) -> numpy.ndarray:
         >>> sort_segments(values, Segments.of(numpy.array([0, 3]), 5)).tolist()
         [1, 2, 3, 11, 12]
     """
-    rows = segments.fill(values)
+    rows = segments.short_rows(values)
     rows.sort(axis=-1)
-    return rows.reshape(-1).take(segments.slot)
+    sorted_short = rows.reshape(-1).take(segments.slot)
+    if segments.short is None:
+        return sorted_short
+    sorted_values = numpy.empty_like(values)
+    sorted_values[segments.short] = sorted_short
+    sorted_values[segments.long] = numpy.sort(values.take(segments.long))
+    return sorted_values
 
 
 def sort_segments_with_order(values: numpy.ndarray, segments: Segments) -> tuple[numpy.ndarray, numpy.ndarray]:
@@ -145,10 +165,16 @@ def sort_segments_with_order(values: numpy.ndarray, segments: Segments) -> tuple
         >>> sorted_values.tolist(), order.tolist()
         ([1, 2, 3, 11, 12], [1, 2, 0, 4, 3])
     """
-    rows = segments.fill(values)
+    rows = segments.short_rows(values)
     columns = rows.argsort(axis=-1)
     columns += numpy.arange(0, segments.rows * SHORT_ROW, SHORT_ROW)[:, None]
-    source = numpy.empty(segments.rows * SHORT_ROW, dtype=numpy.int64)  # the stream index of each slot
-    source[segments.slot] = numpy.arange(values.shape[0])
+    short = numpy.arange(values.shape[0]) if segments.short is None else segments.short
+    source = numpy.empty(segments.rows * SHORT_ROW, dtype=numpy.int64)  # the stream position of each slot
+    source[segments.slot] = short
     order = source.take(columns.reshape(-1).take(segments.slot))
+    if segments.short is not None:
+        order_short = order
+        order = numpy.empty(values.shape[0], dtype=numpy.int64)
+        order[segments.short] = order_short
+        order[segments.long] = segments.long.take(numpy.argsort(values.take(segments.long)))
     return values.take(order), order

@@ -26,6 +26,7 @@ from ..arrays import (
     is_tensor,
     kept_size,
     pack_kept,
+    running_count,
     running_max,
     scatter_into,
     shifted_sum,
@@ -69,7 +70,7 @@ def word_ids(
     xp = array_namespace(chars)
     slots = chars.shape[0]
     starts = starts & used
-    word = starts.cumsum(axis=-1)
+    word = running_count(starts)
     position = arange_like(slots, chars)
     offset = position - running_max(xp.where(starts, position, 0))  # of each character in its word
     if slots and sizes_from_data(offset):

@@ -11,7 +11,7 @@ PyTorch tensors (any device, no host sync) and NumPy arrays alike.
 
 from __future__ import annotations
 
-from ...arrays import Array, array_namespace, full_like_shape, scatter_into
+from ...arrays import Array, array_namespace, full_like_shape, running_count, scatter_into
 from ...engine.flat_pairs import PairStream
 from ...text.classes import PUNCTUATION, SPACE
 from ...text.word_ids import word_ids
@@ -36,7 +36,7 @@ def word_starts(classes: Array, rows: Array) -> tuple[Array, Array]:
     run_start = in_word & ~joined[:slots]
     run_end = in_word & ~joined[1:]
     # whether each run (numbered from 1) ends in punctuation, read at its first slot
-    run = run_start.cumsum(axis=-1)
+    run = running_count(run_start)
     ends_in_punctuation = full_like_shape(punctuation, (slots + 1,), False)
     scatter_into(ends_in_punctuation, xp.where(run_end, run, 0), run_end & punctuation)
     before_last = run_end & punctuation & ~run_start
