@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import WORDS, word_corpora
 
+from torch_bleu.metrics.bleu import corpus
 from torch_bleu.metrics.bleu.corpus import corpus_statistics, length_sorted_batches
 from torch_bleu.text.vocabulary import TokenStream, Vocabulary
 
@@ -53,14 +54,18 @@ def test_long_lines_and_many_repeats():
     assert corpus_statistics(system_ids, reference_ids, 4).tolist() == sacrebleu_rows(systems, references, 4)
 
 
-def test_progress_counts_sentences():
-    system_ids, reference_ids = encode([["a b", "c", "d d"]], [["a b", "c", "d"]])
+def test_progress_counts_sentences(monkeypatch):
+    system_ids, reference_ids = encode([["a b", "c", "d d"]], [["a b", "c", "d"], ["c", "a", "d"]])
     done = []
     corpus_statistics(system_ids, reference_ids, progress=done.append, max_slots=4)
     assert sum(done) == 3 and len(done) > 1
     done.clear()
     corpus_statistics(system_ids * 6, reference_ids, device="cpu", progress=done.append)
     assert sum(done) == 18
+    done.clear()
+    monkeypatch.setattr(corpus, "PAIRS_PER_BLOCK", 2)  # one reference, on the host: pairs, two sentences a time
+    corpus_statistics(system_ids * 2, reference_ids[:1], progress=done.append)
+    assert done == [2, 1, 2, 1]
 
 
 def test_any_int64_word_ids_count_exactly():

@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from shared_data import WMT17
 
 from torch_bleu import BLEUScore, arrays
+from torch_bleu.text import lines as text_lines
 from torch_bleu.text.code_points import rows_from_strings
 from torch_bleu.text.lines import tokenized_lines
 from torch_bleu.text.sacrebleu_words import preprocess, word_starts
@@ -218,6 +219,27 @@ def test_the_metric_counts_adversarial_text_as_sacrebleu(tokenize, lines, lowerc
     metric.update(hypotheses, references)
     assert metric.numerator.tolist() == theirs.counts and metric.denominator.tolist() == theirs.totals
     assert (metric.preds_len.item(), metric.target_len.item()) == (theirs.sys_len, theirs.ref_len)
+
+
+@pytest.mark.parametrize("tokenize", TOKENIZERS)
+@settings(max_examples=60, deadline=None)
+@given(lines=st.lists(adversarial_lines(), min_size=0, max_size=15), streams=st.integers(1, 3), chunk=st.integers(1, 4))
+def test_streams_number_the_words_of_each_sentence_alike(tokenize, lines, streams, chunk):
+    """Systems and references tokenized a chunk of sentences at a time: within each sentence, over all
+    streams, equal ids exactly where sacrebleu's words are equal."""
+    sentences = len(lines) // streams
+    corpus = [lines[stream * sentences : (stream + 1) * sentences] for stream in range(streams)]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(text_lines, "SENTENCES_PER_CHUNK", chunk)
+        encoded = text_lines.tokenized_streams(corpus, tokenize)
+    starts = [np.cumsum(stream.lengths) - stream.lengths for stream in encoded]
+    for sentence in range(sentences):
+        ids = [
+            stream.ids[start[sentence] : start[sentence] + stream.lengths[sentence]].tolist()
+            for stream, start in zip(encoded, starts)
+        ]
+        text = [stream[sentence] for stream in corpus]
+        assert_ids_name_words(ids, sacrebleu_words(text, tokenize), text)
 
 
 @pytest.mark.parametrize("tokenize", TOKENIZERS)

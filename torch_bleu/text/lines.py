@@ -14,6 +14,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 
 import numpy as np
 
@@ -57,3 +58,32 @@ def tokenized_lines(lines: Sequence[str], tokenize: str, lowercase: bool = False
     word_chars = np.flatnonzero(in_word)
     ids, _ = word_ids(chars.take(word_chars), np.flatnonzero(starts.take(word_chars)))
     return TokenStream(ids, lengths.astype(np.int64))
+
+
+#: Sentences :func:`tokenized_streams` tokenizes together: arrays of some tens of thousands of characters
+#: stay in the CPU's caches (a whole run of four WMT17 systems at once took 2.3 times as long per line).
+SENTENCES_PER_CHUNK = 128
+
+
+def tokenized_streams(streams: Sequence[Sequence[str]], tokenize: str, lowercase: bool = False) -> list[TokenStream]:
+    """The words of several streams of lines of the same length (systems and references: line ``i`` of
+    each is sentence ``i``), as :func:`tokenized_lines` gives them, with ids that agree across the
+    streams within each sentence (all that counting needs), tokenized a chunk of sentences at a time.
+
+    Example:
+        >>> system, reference = tokenized_streams([["a b", "c"], ["b a", "c c"]], "13a")
+        >>> system.ids.tolist(), reference.ids.tolist(), reference.lengths.tolist()
+        ([0, 1, 2], [1, 0, 2, 2], [2, 2])
+    """
+    sentences = len(streams[0]) if streams else 0
+    ids: list[list[np.ndarray]] = [[np.zeros(0, dtype=np.int64)] for _ in streams]
+    lengths: list[list[np.ndarray]] = [[np.zeros(0, dtype=np.int64)] for _ in streams]
+    for start in range(0, sentences, SENTENCES_PER_CHUNK):
+        chunk = [stream[start : start + SENTENCES_PER_CHUNK] for stream in streams]
+        words = tokenized_lines(list(chain.from_iterable(chunk)), tokenize, lowercase)
+        line_lengths = words.lengths.reshape(len(streams), -1)
+        stream_ends = line_lengths.sum(axis=1).cumsum()
+        for stream, (stream_ids, stream_lengths) in enumerate(zip(np.split(words.ids, stream_ends[:-1]), line_lengths)):
+            ids[stream].append(stream_ids)
+            lengths[stream].append(stream_lengths)
+    return [TokenStream(np.concatenate(parts), np.concatenate(counts)) for parts, counts in zip(ids, lengths)]

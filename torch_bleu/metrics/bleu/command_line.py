@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ...text.lines import tokenized_lines
+from ...text.lines import tokenized_streams
 from ...text.tokenizers import TOKENIZERS, tokenizer_signature
 from ...text.vocabulary import TokenStream
 from ..command_line import CommandLineMetric, Progress
@@ -113,20 +113,12 @@ class BLEUCommand(CommandLineMetric):
     def encode(
         self, systems: list[list[str]], references: list[list[str]], names: Sequence[str] = ()
     ) -> tuple[list[TokenStream], list[TokenStream]]:
-        """Every line of every system and reference tokenized as sacrebleu does, all in one go, so that the
-        words of all of them are numbered alike."""
+        """Every line of every system and reference tokenized as sacrebleu does, the words of each sentence
+        numbered alike in all of them."""
         if not self.force:
             _warn_if_tokenized(names, systems)
         assert self.config.tokenize is not None  # the command line scores text
-        streams = [*systems, *references]
-        lines = list(itertools.chain.from_iterable(streams))
-        words = tokenized_lines(lines, self.config.tokenize, self.config.lowercase)
-        line_ends = np.cumsum([len(stream) for stream in streams])
-        word_ends = np.concatenate([[0], words.lengths.cumsum()])[line_ends]
-        encoded = [
-            TokenStream(ids, lengths)
-            for ids, lengths in zip(np.split(words.ids, word_ends[:-1]), np.split(words.lengths, line_ends[:-1]))
-        ]
+        encoded = tokenized_streams([*systems, *references], self.config.tokenize, self.config.lowercase)
         return encoded[: len(systems)], encoded[len(systems) :]
 
     def count(

@@ -8,6 +8,9 @@ lengths, totals and reference lengths follow :func:`~.statistics.assemble_statis
 for the metric. Sentences are counted in blocks of similar length (:func:`length_sorted_batches`),
 so that short ones are not padded to the length of the longest.
 
+On the host, a corpus with one reference goes to the engine system by system instead, each sentence's
+hypothesis and reference end to end (:func:`pair_blocks`), which is faster still.
+
 The engine runs on NumPy arrays on the host, which needs no PyTorch (whose import alone takes
 longer than counting a WMT test set for 16 systems), or on tensors on a PyTorch device (a GPU).
 
@@ -28,7 +31,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from ...arrays import Array, to_host
-from ...engine import StackedRows, clipped_matches
+from ...engine import RowStream, StackedRows, clipped_matches
 from ...text.vocabulary import TokenStream
 from .config import BLEUConfig
 from .statistics import assemble_statistics, pack_statistics
@@ -39,6 +42,8 @@ from .statistics import assemble_statistics, pack_statistics
 HOST_MAX_SLOTS = 2**14
 #: The same on a PyTorch device, which prefers larger batches.
 DEVICE_MAX_SLOTS = 2**16
+#: On the host, with one reference, how many sentences of a system are counted at once, as pairs end to end.
+PAIRS_PER_BLOCK = 512
 #: How many systems share a block. The engine's clipping reads every row of a sentence once per row,
 #: so its cost grows with the square of the rows: on the 16 WMT17 systems, four per block count 1.5
 #: to 2 times faster than one or all sixteen.
@@ -95,6 +100,27 @@ def padded_blocks(streams: Sequence[TokenStream], max_slots: int) -> Iterator[tu
         yield sentences, StackedRows(ids[positions], keep, lengths[sentences])
 
 
+def pair_blocks(system: TokenStream, reference: TokenStream, size: int) -> Iterator[tuple[slice, RowStream]]:
+    """A system's sentences and their one reference, ``size`` sentences at a time, as pairs end to end.
+
+    Example:
+        >>> system = TokenStream(np.array([5, 6, 7]), np.array([2, 1]))
+        >>> reference = TokenStream(np.array([8]), np.array([0, 1]))
+        >>> [(sentences, rows.tokens.tolist()) for sentences, rows in pair_blocks(system, reference, size=2)]
+        [(slice(0, 2, None), [5, 6, 7, 8])]
+    """
+    system_starts, reference_starts = (np.cumsum(stream.lengths) - stream.lengths for stream in (system, reference))
+    for first in range(0, len(system.lengths), size):
+        sentences = slice(first, first + size)
+        lengths = np.stack([system.lengths[sentences], reference.lengths[sentences]], axis=1)  # (b, 2)
+        # where each row's tokens lie in the system's ids followed by the reference's
+        sources = np.stack([system_starts[sentences], len(system.ids) + reference_starts[sentences]], axis=1)
+        row_lengths = lengths.reshape(-1)
+        places = np.arange(int(row_lengths.sum()))
+        places += np.repeat(sources.reshape(-1) - (row_lengths.cumsum() - row_lengths), row_lengths)
+        yield sentences, RowStream(np.concatenate([system.ids, reference.ids]).take(places), lengths)
+
+
 def corpus_statistics(
     systems: Sequence[TokenStream],
     references: Sequence[TokenStream],
@@ -121,22 +147,50 @@ def corpus_statistics(
         >>> corpus_statistics(systems, refs, max_order=2, device="cpu").tolist()
         [[[2, 2, 1, 0, 2, 1]]]
     """
-    num_systems, num_sentences = len(systems), len(references[0].lengths)
-    matches = _on(device, np.zeros((num_sentences, num_systems, max_order), dtype=np.int64))
-    default_slots = HOST_MAX_SLOTS if device is None else DEVICE_MAX_SLOTS
-    for first in range(0, num_systems, SYSTEMS_PER_BLOCK):
+    if device is None and len(references) == 1:
+        matches = _pair_matches(systems, references[0], max_order, progress)
+    else:
+        matches = _block_matches(systems, references, max_order, device, max_slots, progress)
+    preds_len = np.stack([system.lengths for system in systems])  # (K, B)
+    ref_len = np.stack([reference.lengths for reference in references], axis=1)  # (B, R)
+    counted = to_host(matches).transpose(1, 0, 2)  # (K, B, N), one copy from the device
+    return pack_statistics(assemble_statistics(counted, preds_len, ref_len, None, BLEUConfig(max_order=max_order)))
+
+
+def _pair_matches(
+    systems: Sequence[TokenStream], reference: TokenStream, max_order: int, progress: Progress
+) -> np.ndarray:
+    """``(B, K, N)`` clipped matches on the host, each system's hypotheses and the one reference as pairs."""
+    matches = np.zeros((len(reference.lengths), len(systems), max_order), dtype=np.int64)
+    for number, system in enumerate(systems):
+        for sentences, pairs in pair_blocks(system, reference, PAIRS_PER_BLOCK):
+            matches[sentences, number] = clipped_matches(pairs, max_order)[:, 0]
+            if progress is not None:
+                progress(len(pairs.lengths))
+    return matches
+
+
+def _block_matches(
+    systems: Sequence[TokenStream],
+    references: Sequence[TokenStream],
+    max_order: int,
+    device: str | None,
+    max_slots: int | None,
+    progress: Progress,
+) -> Array:
+    """``(B, K, N)`` clipped matches, a few systems and all references of similar sentences at a time."""
+    matches = _on(device, np.zeros((len(references[0].lengths), len(systems), max_order), dtype=np.int64))
+    for first in range(0, len(systems), SYSTEMS_PER_BLOCK):
         group = systems[first : first + SYSTEMS_PER_BLOCK]
-        for sentences, block in padded_blocks([*group, *references], max_slots or default_slots):
+        slots = max_slots or (HOST_MAX_SLOTS if device is None else DEVICE_MAX_SLOTS)
+        for sentences, block in padded_blocks([*group, *references], slots):
             rows = StackedRows(
                 _on(device, block.tokens), _on(device, block.keep), _on(device, block.lengths), len(group)
             )
             matches[_on(device, sentences), first : first + len(group)] = clipped_matches(rows, max_order)
             if progress is not None:
                 progress(len(sentences) * len(group))
-    preds_len = np.stack([system.lengths for system in systems])  # (K, B)
-    ref_len = np.stack([reference.lengths for reference in references], axis=1)  # (B, R)
-    counted = to_host(matches).transpose(1, 0, 2)  # (K, B, N), one copy from the device
-    return pack_statistics(assemble_statistics(counted, preds_len, ref_len, None, BLEUConfig(max_order=max_order)))
+    return matches
 
 
 def _on(device: str | None, array: Array) -> Array:
