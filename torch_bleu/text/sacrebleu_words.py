@@ -25,8 +25,8 @@ from ..arrays import (
     array_namespace,
     columns_like,
     full_like_shape,
-    running_max,
-    running_min_from_end,
+    last_marked,
+    next_marked,
     take_along_last,
 )
 from .classes import ALONE, DASH, DIGIT, PERIOD_OR_COMMA, SPACE, character_classes
@@ -58,16 +58,15 @@ def strip(chars: Array, leading: bool = False) -> Array:
         >>> strings_from_rows(strip(line)[None]), strings_from_rows(strip(line, leading=True)[None])
         ([' a b'], ['a b'])
     """
-    xp = array_namespace(chars)
     text = (character_classes(chars) & SPACE) == 0
     stop = text | (chars == PAD)  # where a run of whitespace ends: text, or an edge
     width = chars.shape[-1]
     column = columns_like(width, chars)
-    next_stop = running_min_from_end(xp.where(stop, column, width))
+    next_stop = next_marked(stop, column, width)
     space = ~text & (chars != PAD)
     outside = space & ~_at(text, next_stop, False)
     if leading:
-        previous_stop = running_max(xp.where(stop, column, -1))
+        previous_stop = last_marked(stop, column, -1)
         outside |= space & ~_at(text, previous_stop, False)
     return kept_chars(chars, ~outside)
 
@@ -122,7 +121,6 @@ def _alone_13a(chars: Array, classes: Array, edges_hold: bool) -> Array:
     With ``edges_hold``, an edge is no character, which the expressions' ``[^0-9]`` cannot match
     (``zh``); without it, an edge is the space 13a pads the line with.
     """
-    xp = array_namespace(chars)
     digit = (classes & DIGIT) != 0
     period_or_comma = (classes & PERIOD_OR_COMMA) != 0
     stops_match = (digit | (chars == PAD)) if edges_hold else digit  # what ``[^0-9]`` cannot match
@@ -132,7 +130,7 @@ def _alone_13a(chars: Array, classes: Array, edges_hold: bool) -> Array:
     # before it stops the match are carried along the run in one key, ``2 column + stopped``.
     run_start = period_or_comma & ~shifted(period_or_comma, -1, False)
     column = columns_like(chars.shape[-1], chars)
-    start_key = running_max(xp.where(run_start, 2 * column + shifted(stops_match, -1, edges_hold), -1))
+    start_key = last_marked(run_start, 2 * column + shifted(stops_match, -1, edges_hold), -1)
     # matched as the second group: the parity of the place in the run differs from ``stopped``
     spaced_by_second = period_or_comma & ((column ^ start_key ^ (start_key >> 1)) & 1 == 0)
     # ``([\.,])([^0-9])`` then spaces every other one, except one left unmatched that a digit follows
@@ -174,10 +172,9 @@ def _alternating(matches: Array, consumes_next: Array) -> Array:
         >>> _alternating(matches, np.array([True, False, True, True, False])).tolist()
         [True, False, True, False, False]
     """
-    xp = array_namespace(matches)
     column = columns_like(matches.shape[-1], matches)
     chain_start = matches & ~shifted(consumes_next, -1, False)
-    since_start = column - running_max(xp.where(chain_start, column, -1))
+    since_start = column - last_marked(chain_start, column, -1)
     taken: Array = matches & (since_start % 2 == 0)
     return taken
 

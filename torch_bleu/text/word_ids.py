@@ -25,9 +25,9 @@ from ..arrays import (
     full_like_shape,
     is_tensor,
     kept_size,
+    last_marked,
     pack_kept,
     running_count,
-    running_max,
     scatter_into,
     shifted_sum,
     sizes_from_data,
@@ -72,7 +72,7 @@ def word_ids(
     starts = starts & used
     word = running_count(starts)
     position = arange_like(slots, chars)
-    offset = position - running_max(xp.where(starts, position, 0))  # of each character in its word
+    offset = position - last_marked(starts, position, 0)  # of each character in its word
     if slots and sizes_from_data(offset):
         longest = int(xp.where(used, offset, -1).max()) + 1
     elif longest is None or longest > slots:
