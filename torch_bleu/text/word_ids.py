@@ -1,11 +1,14 @@
-"""Exact word ids: equal words get equal ids, different words different ids, with no hashing.
+"""Exact word ids: equal words get equal ids, different words different ids.
 
-A word is identified by prefix doubling. Its characters are cut into chunks of as many characters as
-fit in one int64, from the word's start; the chunks are ranked among the batch's chunks; then, round
-after round, each chunk takes the rank of the tuple (its own rank, the ranks of the chunks ``span``,
-``2 span``, ... further in the same word), as many ranks as fit in one int64 (at least two), which
-covers that many times more characters. Once the chunks so combined reach the longest word, the rank
-of a word's first chunk tells the whole word: one or two rounds on real text. Each round is one sort.
+On the host (NumPy arrays), words are numbered through a hash table whose every hit is checked
+character by character (:mod:`.word_table`). On a device, where nothing may wait for the data, a word
+is identified by prefix doubling, with no hashing. Its characters are cut into chunks of as many
+characters as fit in one int64, from the word's start; the chunks are ranked among the batch's chunks;
+then, round after round, each chunk takes the rank of the tuple (its own rank, the ranks of the chunks
+``span``, ``2 span``, ... further in the same word), as many ranks as fit in one int64 (at least two),
+which covers that many times more characters. Once the chunks so combined reach the longest word, the
+rank of a word's first chunk tells the whole word: one or two rounds on real text. Each round is one
+sort.
 
 :func:`word_ids` works on a stream of word characters (the words end to end, as chrF++ holds them);
 :func:`word_rows` serves rows of code points (as sacrebleu's tokenizers on decoded ids give them) through
@@ -16,6 +19,8 @@ nothing waits for the device) and NumPy arrays alike.
 from __future__ import annotations
 
 from typing import Any, NamedTuple
+
+import numpy as np
 
 from ..arrays import (
     Array,
@@ -34,6 +39,7 @@ from ..arrays import (
     take_along_last,
 )
 from ..engine import keys
+from . import word_table
 
 #: A bound on the code points of text (the last is U+10FFFF), plus one: the values :func:`word_rows` ranks.
 CODE_POINT_VALUES = 0x110000
@@ -65,8 +71,10 @@ def word_ids(
         >>> starts = np.array([True, False, True, False, True])
         >>> ids, count, (first,) = word_ids(chars, starts, np.ones(5, dtype=bool), 2, (np.arange(5), -1))
         >>> ids.tolist(), count, first.tolist()
-        ([2, 2, 1], 2, [0, 2, 4])
+        ([1, 1, 2], 2, [0, 2, 4])
     """
+    if not is_tensor(chars):
+        return _word_ids_on_host(chars, starts & used, int(used.sum()), columns)
     xp = array_namespace(chars)
     slots = chars.shape[0]
     starts = starts & used
@@ -110,6 +118,17 @@ def word_ids(
     fillers = [filler for _, filler in columns]
     word_ids, *word_columns = pack_kept(first, kept_size(first), (ids, 0), *zip(chunk_columns, fillers))
     return word_ids, count, word_columns
+
+
+def _word_ids_on_host(
+    chars: np.ndarray, starts: np.ndarray, used: int, columns: tuple[tuple[Array, Any], ...]
+) -> tuple[Array, int, list[Array]]:
+    """:func:`word_ids` on the host, through a hash table whose every hit is checked
+    (:mod:`~torch_bleu.text.word_table`): one pass over the characters instead of a sort per round."""
+    first = np.flatnonzero(starts[:used])
+    begin = int(first[0]) if first.shape[0] else used  # characters before the first word belong to none
+    ids, count = word_table.word_ids(chars[begin:used], first - begin)
+    return ids + 1, count, [values.take(first) for values, _ in columns]
 
 
 def _in_same_word(values: Array, word: Array, distance: int) -> Array:

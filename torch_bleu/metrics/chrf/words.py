@@ -57,7 +57,7 @@ def word_stream(chars: PairStream, starts: Array) -> PairStream:
         >>> ranks = np.array([1, 2, 1, 2, 1])  # "ab ab a", the spaces left out
         >>> starts = np.array([True, False, True, False, True])
         >>> word_stream(PairStream(ranks, np.zeros(5, dtype=np.int64), 1, 2), starts).ranks.tolist()
-        [2, 2, 1]
+        [1, 1, 2]
     """
     ranks, rows, pairs, distinct = chars
     in_row = rows < 2 * pairs
