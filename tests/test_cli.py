@@ -463,3 +463,20 @@ def test_paired_jobs_follows_sacrebleus_rule(monkeypatch):
     monkeypatch.setattr(os, "cpu_count", lambda: 8)
     assert [paired_jobs(0, systems) for systems in (1, 2, 4, 9)] == [1, 1, 3, 4]
     assert paired_jobs(3, systems=2) == 3
+
+
+def test_sentencepiece_tokenizer_output_is_sacrebleus(files, tmp_path):
+    """``-tok flores200``: sacrebleu's own tokenizer, with a model trained here where both tools look for it."""
+    from sacrebleu.tokenizers import tokenizer_spm
+    from subword_tokenizers import cached_sentencepiece_path
+
+    (tmp_path / "models").mkdir()
+    shutil.copy(cached_sentencepiece_path("unigram"), tmp_path / "models" / "flores200sacrebleuspm")
+    env = {**ENV, "SACREBLEU": str(tmp_path)}
+    assert os.path.basename(tokenizer_spm.SPM_MODELS["flores200"]["url"]) == "flores200sacrebleuspm"
+    args = ["ref_1", "-i", "hyp_a", "hyp_b", "-tok", "flores200", "-m", "bleu", "-f", "text"]
+    theirs = subprocess.run([sys.executable, "-m", "sacrebleu", *args], cwd=files, capture_output=True, env=env)
+    ours = subprocess.run([sys.executable, "-m", "torch_bleu", *args], cwd=files, capture_output=True, env=env)
+    assert theirs.returncode == ours.returncode == 0, ours.stderr
+    assert "tok:flores200" in theirs.stdout.decode()
+    assert same_version(ours.stdout.decode()) == theirs.stdout.decode()

@@ -68,15 +68,22 @@ def test_pair_matches_are_clipped_counts(kind, pairs, max_order, unused, key_bit
         assert matches.tolist() == [expected_matches(hyp, ref, max_order) for hyp, ref in pairs]
 
 
+HOLDS = [rowsort.ROW_WIDTHS[0] // 2, *rowsort.ROW_WIDTHS[1:]]  # the longest segment each tier holds
+
+
 @settings(max_examples=200, deadline=None)
 @given(
-    lengths=st.lists(st.integers(0, rowsort.SHORT_ROW // 2 + 2) | st.integers(0, 5), max_size=12),
+    lengths=st.lists(
+        st.integers(0, 5) | st.sampled_from([n + step for n in HOLDS for step in (-1, 0, 1)]) | st.integers(0, 2100),
+        max_size=10,
+    ),
     low=st.integers(1, 40),
     data=st.data(),
 )
 def test_segments_sorted_as_short_rows_are_the_sorted_stream(lengths, low, data):
-    """Segments of any length up to half a row, across row ends, fill short rows whose sorts make up the
-    stream's sort, with the longer segments sorted beside them; with no short segment, there is no layout."""
+    """Short segments share rows across row ends, longer ones take a row each of the narrowest width that
+    holds them; the rows' sorts make up the stream's sort, with the segments too long for any row sorted
+    beside them; with no segment that a row holds, there is no layout."""
     values = np.concatenate(
         [
             (segment << low) + np.asarray(data.draw(st.lists(st.integers(0, (1 << low) - 1), min_size=n, max_size=n)))
@@ -86,10 +93,13 @@ def test_segments_sorted_as_short_rows_are_the_sorted_stream(lengths, low, data)
     ).astype(np.int64)
     starts = np.cumsum([0, *lengths])[:-1].astype(np.int64)
     segments = Segments.of(starts, values.shape[0])
-    if all(length > rowsort.SHORT_ROW // 2 for length in lengths):
+    if all(length > HOLDS[-1] for length in lengths):
         assert segments is None
         return
     assert segments is not None
+    assert [tier.width for tier in segments.tiers] == sorted(
+        {next(width for width, most in zip(rowsort.ROW_WIDTHS, HOLDS) if n <= most) for n in lengths if n <= HOLDS[-1]}
+    )
     assert sort_segments(values, segments).tolist() == sorted(values.tolist())
     sorted_values, order = sort_segments_with_order(values, segments)
     assert sorted_values.tolist() == sorted(values.tolist())

@@ -18,6 +18,8 @@
 from __future__ import annotations
 
 import functools
+import os
+import shutil
 import string
 import sys
 import unicodedata
@@ -256,6 +258,50 @@ def test_tokenizers_with_a_dictionary_are_sacrebleus_own(tokenize):
         pytest.skip(f"sacrebleu's {tokenize} is not usable here: {' '.join(str(error).split())}")
     lines = ["猫が座った。", "고양이가 앉았다.", "The Cat, 3.5", ""]
     assert_tokenized_as_sacrebleu(lines, tokenize, lowercase=True)
+
+
+@pytest.fixture
+def sacrebleu_folder(tmp_path, monkeypatch):
+    """A folder of sacrebleu's (``$SACREBLEU``) holding its SentencePiece tokenizers' models: a small model
+    trained here on the tests' corpus stands in for each (nothing can be downloaded)."""
+    from sacrebleu.tokenizers import tokenizer_spm
+    from subword_tokenizers import cached_sentencepiece_path
+
+    model = cached_sentencepiece_path("unigram")
+    (tmp_path / "models").mkdir()
+    for spec in tokenizer_spm.SPM_MODELS.values():
+        shutil.copy(model, tmp_path / "models" / os.path.basename(spec["url"]))
+    monkeypatch.setattr(tokenizer_spm, "SACREBLEU_DIR", str(tmp_path))
+    return tmp_path
+
+
+SENTENCEPIECE_LINES = ["The cat, 3.5 &amp; 1,000 dogs.", "Über  die Brücke — schön!", "猫 😀", "", "the cat"]
+
+
+@pytest.mark.filterwarnings("ignore:The 'warn' method is deprecated:DeprecationWarning")  # sacrebleu's, on 'spm'
+@pytest.mark.parametrize("tokenize", ["flores101", "flores200", "spm"])
+def test_sentencepiece_tokenizers_are_sacrebleus_own(tokenize, sacrebleu_folder):
+    assert_tokenized_as_sacrebleu(SENTENCEPIECE_LINES, tokenize, lowercase=False)
+    assert_tokenized_as_sacrebleu(SENTENCEPIECE_LINES, tokenize, lowercase=True)
+    hypotheses, references = SENTENCEPIECE_LINES[:2], SENTENCEPIECE_LINES[3:]
+    theirs = BLEU(tokenize=tokenize).corpus_score(hypotheses, [references])
+    metric = BLEUScore(tokenize=tokenize)
+    metric.update(hypotheses, references)
+    assert metric.numerator.tolist() == theirs.counts and metric.denominator.tolist() == theirs.totals
+
+
+def test_sentencepiece_tokenizer_without_its_model_is_one_clear_error(tmp_path, monkeypatch):
+    from sacrebleu.tokenizers import tokenizer_spm
+
+    def no_network(url, path):
+        raise OSError(f"cannot download {url}")
+
+    monkeypatch.setattr(tokenizer_spm, "SACREBLEU_DIR", str(tmp_path))
+    monkeypatch.setattr(tokenizer_spm, "download_file", no_network)
+    metric = BLEUScore(tokenize="flores200")
+    with pytest.raises(ValueError, match="tokenizer 'flores200' is not usable here: cannot download"):
+        metric.update(["a"], ["a"])
+    assert metric.numerator.tolist() == [0, 0, 0, 0]
 
 
 # --- word starts on rows of code points: the device path of decoded ids -------------------------------

@@ -8,11 +8,11 @@ row of a CPU tensor (a whole batch's stream) goes to ``torch.sort`` too: NumPy's
 ``argsort`` slows down several times on many equal values, which the unused slots of a stream whose
 size follows from shapes are (260k values, 90% equal: 44 ms, against 6.5 ms).
 
-NumPy sorts rows of up to :data:`SHORT_ROW` values with vectorized sorting networks, and a longer
-array with a quicksort that is far slower per value on some CPUs (AMD EPYC, NumPy 2.4: 20,480 int64
-values as rows of 256 in 34 µs, as one array in 590 µs). A stream that only needs sorting within
-its segments (keys that start with their segment's number) is therefore sorted as short rows, each
-holding the segments that start in one half of it (:class:`Segments`).
+NumPy sorts rows of up to 256 values with vectorized sorting networks, and a longer array with a
+quicksort that is far slower per value on some CPUs (AMD EPYC, NumPy 2.4: 20,480 int64 values as rows
+of 256 in 34 µs, as one array in 590 µs). A stream that only needs sorting within its segments (keys
+that start with their segment's number) is therefore sorted as short rows, each holding the segments
+that start in one half of it, the longer segments in wider rows (:class:`Segments`).
 """
 
 from __future__ import annotations
@@ -23,8 +23,10 @@ import numpy
 
 from ..arrays import Array, array_namespace, is_tensor
 
-#: The widest rows a stream's segments are sorted in.
-SHORT_ROW = 256
+#: The widths of the rows a stream's segments are sorted in. NumPy sorts rows of up to 256 values with
+#: sorting networks, and rows of 20,480 int64 values in all (AMD EPYC, NumPy 2.4) in 34 µs as rows of 256,
+#: 162 µs as rows of 512 and 326 µs as rows of 2048, against 590 µs as one array.
+ROW_WIDTHS = (256, 512, 1024, 2048)
 
 #: Whether CPU tensors are sorted by NumPy (tests switch it off to exercise ``torch.sort`` on CPU).
 NUMPY_ON_CPU = True
@@ -83,57 +85,93 @@ def sort_with_order(values: Array) -> tuple[Array, Array]:
     return sorted_values, order
 
 
-class Segments(NamedTuple):
-    """Where each value of a 1-D stream of segments goes when the segments are sorted as short rows of
-    :data:`SHORT_ROW`. The segments of up to half a row fill the rows in stream order: those starting
-    in the ``r``-th half-row (counted over these segments alone) fill row ``r`` from its first column.
-    Longer segments, few in text, are sorted together as one array.
+class Tier(NamedTuple):
+    """Segments sorted as rows of one width. In the narrowest, several short segments share a row: those
+    starting in the ``r``-th half-row (counted over this tier's segments alone) fill row ``r`` from its
+    first column. In the wider ones, each segment has a row of its own, at least half full.
 
     Attributes:
-        slot: ``(M,)`` int64 place in the rows, flattened, of each value of the short segments.
+        positions: ``(M,)`` int64 stream positions of the tier's values, in order (``None``: all of them).
+        slot: ``(M,)`` int64 place of each of these values in the rows, flattened.
         rows: how many rows.
-        short: ``(M,)`` int64 stream positions of those values (``None``: every value, no segment is long).
-        long: ``(N - M,)`` int64 stream positions of the values of the long segments.
+        width: how wide the rows are.
     """
 
+    positions: numpy.ndarray | None
     slot: numpy.ndarray
     rows: int
-    short: numpy.ndarray | None
-    long: numpy.ndarray
+    width: int
+
+    @classmethod
+    def of(cls, lengths: numpy.ndarray, positions: numpy.ndarray | None, width: int) -> Tier:
+        """The tier of segments of ``lengths`` (at most ``width // 2`` each in the narrowest tier, at most
+        ``width`` in the others) whose values lie at ``positions``."""
+        starts = lengths.cumsum() - lengths
+        if width == ROW_WIDTHS[0]:  # rows shared
+            row = starts // (width // 2)
+            first_in_row = starts[numpy.searchsorted(row, row)]  # per segment, where its row's first one starts
+        else:  # a row each
+            row, first_in_row = numpy.arange(lengths.shape[0]), starts
+        slot = numpy.arange(int(lengths.sum()), dtype=numpy.int64)
+        slot += numpy.repeat(row * width - first_in_row, lengths)
+        return cls(positions, slot, int(row[-1]) + 1, width)
+
+    def sorted_rows(self, values: numpy.ndarray, order: bool) -> tuple[numpy.ndarray, numpy.ndarray | None]:
+        """The tier's values sorted, in stream order of their slots, and (with ``order``) where each came
+        from among the tier's values."""
+        rows = numpy.full(self.rows * self.width, numpy.iinfo(values.dtype).max, dtype=values.dtype)
+        rows[self.slot] = values if self.positions is None else values.take(self.positions)
+        rows = rows.reshape(self.rows, self.width)
+        if not order:
+            rows.sort(axis=-1)
+            return rows.reshape(-1).take(self.slot), None
+        columns = rows.argsort(axis=-1)
+        columns += numpy.arange(0, self.rows * self.width, self.width)[:, None]
+        picked = columns.reshape(-1).take(self.slot)  # the slot whose value sorts into each place
+        source = numpy.empty(self.rows * self.width, dtype=numpy.int64)  # the tier's value in each slot
+        source[self.slot] = numpy.arange(self.slot.shape[0])
+        return rows.reshape(-1).take(picked), source.take(picked)
+
+
+class Segments(NamedTuple):
+    """Where each value of a 1-D stream of segments goes when each segment is sorted in a short row: a
+    segment of up to half the first of :data:`ROW_WIDTHS` shares its rows, a longer one goes to the
+    narrowest width that holds it (each width a :class:`Tier`); those longer than the widest are sorted
+    together as one array.
+
+    Attributes:
+        tiers: the tiers that hold segments, narrowest first.
+        rest: ``(K,)`` int64 stream positions of the values of the segments too long for any tier.
+    """
+
+    tiers: tuple[Tier, ...]
+    rest: numpy.ndarray
 
     @classmethod
     def of(cls, starts: numpy.ndarray, size: int) -> Segments | None:
         """The layout of a stream of ``size`` values whose segments start at ``starts`` (ascending, the first
-        at 0); ``None`` when no segment is short, or there is none.
+        at 0); ``None`` when there is no segment, or no tier holds any.
 
         Example:
-            >>> segments = Segments.of(numpy.array([0, 100, 200, 300]), 700)  # the last segment is long
-            >>> segments.slot[[0, 99, 100, 199, 200, 299]].tolist(), segments.rows, segments.long[[0, -1]].tolist()
-            ([0, 99, 100, 199, 256, 355], 2, [300, 699])
+            >>> segments = Segments.of(numpy.array([0, 100, 200, 300]), 700)  # the last segment is 400 long
+            >>> [(tier.width, tier.rows) for tier in segments.tiers], segments.tiers[0].slot[[99, 100, 200]].tolist()
+            ([(256, 2), (512, 1)], [99, 100, 256])
         """
-        half = SHORT_ROW // 2
         lengths = numpy.diff(starts, append=size)
-        is_short = lengths <= half
-        if not is_short.any():
+        holds = numpy.array([ROW_WIDTHS[0] // 2, *ROW_WIDTHS[1:]])  # the longest segment of each tier
+        tier_of = numpy.searchsorted(holds, lengths)  # len(ROW_WIDTHS): no tier
+        used = numpy.unique(tier_of).tolist()
+        if not lengths.shape[0] or used == [len(ROW_WIDTHS)]:
             return None
-        short: numpy.ndarray | None = None
-        long = numpy.zeros(0, dtype=numpy.int64)
-        if not is_short.all():
-            in_short = numpy.repeat(is_short, lengths)
-            short, long = numpy.flatnonzero(in_short), numpy.flatnonzero(~in_short)
-            lengths = lengths[is_short]
-            starts = lengths.cumsum() - lengths
-        row = starts // half
-        first_in_row = starts[numpy.searchsorted(row, row)]  # per segment, where its row's first one starts
-        slot = numpy.arange(int(lengths.sum()), dtype=numpy.int64)
-        slot += numpy.repeat(row * SHORT_ROW - first_in_row, lengths)
-        return cls(slot, int(row[-1]) + 1, short, long)
-
-    def short_rows(self, values: numpy.ndarray) -> numpy.ndarray:
-        """``(rows, SHORT_ROW)``: the short segments' values in their slots, the dtype's maximum elsewhere."""
-        rows = numpy.full(self.rows * SHORT_ROW, numpy.iinfo(values.dtype).max, dtype=values.dtype)
-        rows[self.slot] = values if self.short is None else values.take(self.short)
-        return rows.reshape(self.rows, SHORT_ROW)
+        if len(used) == 1:
+            return cls((Tier.of(lengths, None, ROW_WIDTHS[used[0]]),), numpy.zeros(0, dtype=numpy.int64))
+        value_tier = numpy.repeat(tier_of, lengths)
+        tiers = tuple(
+            Tier.of(lengths[tier_of == tier], numpy.flatnonzero(value_tier == tier), ROW_WIDTHS[tier])
+            for tier in used
+            if tier < len(ROW_WIDTHS)
+        )
+        return cls(tiers, numpy.flatnonzero(value_tier == len(ROW_WIDTHS)))
 
 
 def sort_segments(values: numpy.ndarray, segments: Segments) -> numpy.ndarray:
@@ -145,14 +183,14 @@ def sort_segments(values: numpy.ndarray, segments: Segments) -> numpy.ndarray:
         >>> sort_segments(values, Segments.of(numpy.array([0, 3]), 5)).tolist()
         [1, 2, 3, 11, 12]
     """
-    rows = segments.short_rows(values)
-    rows.sort(axis=-1)
-    sorted_short = rows.reshape(-1).take(segments.slot)
-    if segments.short is None:
-        return sorted_short
+    first = segments.tiers[0]
+    if first.positions is None:  # a single tier holds the whole stream
+        return first.sorted_rows(values, order=False)[0]
     sorted_values = numpy.empty_like(values)
-    sorted_values[segments.short] = sorted_short
-    sorted_values[segments.long] = numpy.sort(values.take(segments.long))
+    for tier in segments.tiers:
+        assert tier.positions is not None  # several tiers, or a rest
+        sorted_values[tier.positions] = tier.sorted_rows(values, order=False)[0]
+    sorted_values[segments.rest] = numpy.sort(values.take(segments.rest))
     return sorted_values
 
 
@@ -165,16 +203,16 @@ def sort_segments_with_order(values: numpy.ndarray, segments: Segments) -> tuple
         >>> sorted_values.tolist(), order.tolist()
         ([1, 2, 3, 11, 12], [1, 2, 0, 4, 3])
     """
-    rows = segments.short_rows(values)
-    columns = rows.argsort(axis=-1)
-    columns += numpy.arange(0, segments.rows * SHORT_ROW, SHORT_ROW)[:, None]
-    short = numpy.arange(values.shape[0]) if segments.short is None else segments.short
-    source = numpy.empty(segments.rows * SHORT_ROW, dtype=numpy.int64)  # the stream position of each slot
-    source[segments.slot] = short
-    order = source.take(columns.reshape(-1).take(segments.slot))
-    if segments.short is not None:
-        order_short = order
-        order = numpy.empty(values.shape[0], dtype=numpy.int64)
-        order[segments.short] = order_short
-        order[segments.long] = segments.long.take(numpy.argsort(values.take(segments.long)))
+    first = segments.tiers[0]
+    if first.positions is None:
+        sorted_values, came_from = first.sorted_rows(values, order=True)
+        assert came_from is not None  # asked for
+        return sorted_values, came_from
+    order = numpy.empty(values.shape[0], dtype=numpy.int64)
+    for tier in segments.tiers:
+        assert tier.positions is not None  # several tiers, or a rest
+        _, came_from = tier.sorted_rows(values, order=True)
+        assert came_from is not None  # asked for
+        order[tier.positions] = tier.positions.take(came_from)
+    order[segments.rest] = segments.rest.take(numpy.argsort(values.take(segments.rest)))
     return values.take(order), order

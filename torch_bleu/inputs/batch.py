@@ -64,17 +64,18 @@ class TokenBatch(NamedTuple):
         return present
 
     def on_host(self) -> TokenBatch:
-        """The batch as NumPy arrays on its CPU tensors' own memory, where sizes may follow the data
-        (:func:`~torch_bleu.arrays.sizes_from_data`); else the batch itself.
+        """A batch of one reference per hypothesis as NumPy arrays on its CPU tensors' own memory, where
+        sizes may follow the data (:func:`~torch_bleu.arrays.sizes_from_data`); else the batch itself.
 
-        The engine runs the same code on both, and on the small arrays of a batch a NumPy operation
-        costs a fraction of a PyTorch one's dispatch.
+        The engine then counts each hypothesis-reference pair as a stream of its kept tokens, where a
+        NumPy operation costs a fraction of a PyTorch one's dispatch. Several references stay tensors:
+        their counts are scattered, which PyTorch does in place and NumPy in several copies as large.
 
         Example:
             >>> TokenBatch(torch.tensor([[5, 6]]), torch.tensor([[[5, 7]]])).on_host().target
             array([[[5, 7]]])
         """
-        if self.reference_chars is not None or not sizes_from_data(self.preds):
+        if self.reference_chars is not None or self.target.shape[1] != 1 or not sizes_from_data(self.preds):
             return self
         ref_present, row_lengths = (None if field is None else field.numpy() for field in self[2:4])
         return TokenBatch(self.preds.numpy(), self.target.numpy(), ref_present, row_lengths)

@@ -9,8 +9,11 @@ from typing import Callable
 
 from ..errors import InputError
 
-#: sacrebleu tokenizers that need no download (the ``-mecab`` ones need sacrebleu's ``ja``/``ko`` extras).
-TOKENIZERS = ("13a", "none", "intl", "zh", "char", "ja-mecab", "ko-mecab")
+#: sacrebleu's tokenizers: the ``-mecab`` ones need sacrebleu's ``ja``/``ko`` extras, the SentencePiece
+#: ones (``flores101``, ``flores200``, and ``spm``, sacrebleu's old name of ``flores101``) need
+#: sentencepiece and the model sacrebleu downloads on first use into its folder (``$SACREBLEU``,
+#: ``~/.sacrebleu`` by default).
+TOKENIZERS = ("13a", "none", "intl", "zh", "char", "ja-mecab", "ko-mecab", "flores101", "flores200", "spm")
 #: The tokenizers reproduced on code points (:mod:`.sacrebleu_words`): vectorized for text, on the device
 #: for decoded subword ids.
 TOKENIZERS_ON_CODE_POINTS = ("13a", "none", "intl", "zh", "char")
@@ -33,7 +36,7 @@ def load_tokenizer(name: str, lowercase: bool = False) -> Callable[[str], list[s
         raise InputError(f"unknown tokenizer {name!r}; choose one of {', '.join(TOKENIZERS)}")
     try:
         tokenizer: Callable[[str], str] = BLEU(tokenize=name).tokenizer
-    except (ImportError, RuntimeError) as error:
+    except (ImportError, RuntimeError, OSError) as error:  # a missing extra, dictionary, or model not downloadable
         raise InputError(f"tokenizer {name!r} is not usable here: {' '.join(str(error).split())}") from None
     if name == "none" and not lowercase:
         return str.split  # the "none" tokenizer leaves the line as it is: its words are the whitespace-separated fields

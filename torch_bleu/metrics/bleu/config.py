@@ -93,8 +93,9 @@ class BLEUConfig(MetricConfig):
         ref_length: ``"closest"`` reference length (ties go to the shorter one) or ``"shortest"``.
         convention: ``"sacrebleu"`` or ``"nltk"``; decides the per-sentence denominators and edge rules.
         tokenize: ``None`` (the default) to score token ids; or the name of one of sacrebleu's
-            tokenizers (``"13a"``, ``"intl"``, ``"zh"``, ``"char"``, ``"none"``, and ``"ja-mecab"`` /
-            ``"ko-mecab"`` with sacrebleu's extras) to score strings, tokenized as sacrebleu does.
+            tokenizers (``"13a"``, ``"intl"``, ``"zh"``, ``"char"``, ``"none"``; ``"ja-mecab"`` /
+            ``"ko-mecab"`` with sacrebleu's extras; ``"flores101"`` / ``"flores200"`` with sentencepiece
+            and sacrebleu's model) to score strings, tokenized as sacrebleu does.
         lowercase: lowercase strings before tokenizing them (sacrebleu's ``lowercase``); text only.
         detokenizer: a :class:`~torch_bleu.Detokenizer` to score rows of subword ids as sacrebleu scores
             their decoded text, on the device; ``tokenize`` is then ``"13a"`` (the default), ``"intl"``,
