@@ -160,7 +160,7 @@ class Segments(NamedTuple):
         lengths = numpy.diff(starts, append=size)
         holds = numpy.array([ROW_WIDTHS[0] // 2, *ROW_WIDTHS[1:]])  # the longest segment of each tier
         tier_of = numpy.searchsorted(holds, lengths)  # len(ROW_WIDTHS): no tier
-        used = numpy.unique(tier_of).tolist()
+        used = numpy.flatnonzero(numpy.bincount(tier_of, minlength=len(ROW_WIDTHS) + 1)).tolist()
         if not lengths.shape[0] or used == [len(ROW_WIDTHS)]:
             return None
         if len(used) == 1:
