@@ -245,6 +245,15 @@ def test_streams_number_the_words_of_each_sentence_alike(tokenize, lines, stream
 
 
 @pytest.mark.parametrize("tokenize", TOKENIZERS)
+def test_replacements_that_make_later_patterns(tokenize):
+    """13a's replacements run in order: ``&amp;lt;`` becomes ``&lt;``, then ``<``, though the text held no
+    ``&lt;``; ``<skip-\nped>`` loses its ``-\n`` after ``<skipped>`` was looked for."""
+    lines = ["a &amp;lt; b", "&amp;gt;&amp;quot;", "<skip-\nped> &amp;amp;", "x\uffffy", "\uffff"]
+    assert_tokenized_as_sacrebleu(lines, tokenize, lowercase=False)
+    assert_tokenized_as_sacrebleu(lines[:3], tokenize, lowercase=True)
+
+
+@pytest.mark.parametrize("tokenize", TOKENIZERS)
 def test_no_lines_and_empty_lines(tokenize):
     assert_tokenized_as_sacrebleu([], tokenize, False)
     assert_tokenized_as_sacrebleu(["", " ", "\n", "", "\u3000\x1c"], tokenize, True)

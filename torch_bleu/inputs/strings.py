@@ -9,7 +9,8 @@ input of the wrong kind.
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from operator import itemgetter
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -50,9 +51,13 @@ def reference_strings(target: object, batch: int) -> list[list[str]]:
     """Per hypothesis, its list of reference strings (a lone string is a list of one)."""
     if isinstance(target, str) or not isinstance(target, SEQUENCES):
         raise _wrong(f"target must be a list of strings or of lists of strings, got {type(target).__name__}", target)
-    references = [
-        [entry] if isinstance(entry, str) else _strings(entry, f"target[{index}]") for index, entry in enumerate(target)
-    ]
+    if _all_strings(target):  # one reference string each: the usual case, checked in C
+        references = [[entry] for entry in target]
+    else:
+        references = [
+            [entry] if isinstance(entry, str) else _strings(entry, f"target[{index}]")
+            for index, entry in enumerate(target)
+        ]
     if len(references) != batch:
         raise batch_sizes_differ(batch, len(references), target)
     if any(not refs for refs in references):
@@ -68,9 +73,16 @@ def _lists_strings(value: object) -> bool:
     return isinstance(first, SEQUENCES) and bool(first) and isinstance(first[0], str)
 
 
+def _all_strings(values: object) -> bool:
+    """Whether ``values`` is a list or tuple of exactly ``str`` (subclasses take the slower checks)."""
+    return isinstance(values, SEQUENCES) and set(map(type, values)) <= {str}
+
+
 def _strings(values: object, name: str) -> list[str]:
     if isinstance(values, str) or not isinstance(values, SEQUENCES):
         raise _wrong(f"{name} must be a list of strings, got {type(values).__name__}", values)
+    if _all_strings(values):
+        return cast("list[str]", list(values))
     for index, value in enumerate(values):
         if not isinstance(value, str):
             raise _wrong(f"{name}[{index}] must be a string, got {type(value).__name__}", value)
@@ -103,8 +115,10 @@ def words_batch(
     """
     hypotheses, references = sentences(preds, target, hint)
     batch = len(hypotheses)
-    if device is None and all(len(refs) == 1 for refs in references):
-        pairs = [line for hypothesis, (reference,) in zip(hypotheses, references) for line in (hypothesis, reference)]
+    if device is None and set(map(len, references)) <= {1}:
+        pairs: list[str] = [""] * (2 * batch)  # each hypothesis, then its reference
+        pairs[::2] = hypotheses
+        pairs[1::2] = list(map(itemgetter(0), references))
         words = tokenized_lines(pairs, tokenize, lowercase)
         return RowStream(words.ids, words.lengths.reshape(batch, 2))
     counts = np.fromiter(map(len, references), dtype=np.int64, count=batch)
