@@ -102,7 +102,10 @@ def stream_pairs(rows: RowStream) -> PairStream:
         >>> stream.ranks.tolist(), stream.rows.tolist(), stream.pairs, stream.distinct
         ([1, 2, 3, 2], [0, 0, 1, 1], 1, 3)
     """
-    ranks, distinct = keys.dense_ranks(rows.tokens)
+    if rows.distinct is None:
+        ranks, distinct = keys.dense_ranks(rows.tokens)
+    else:  # numbered 0 .. D - 1 already
+        ranks, distinct = rows.tokens + 1, rows.distinct
     row = np.repeat(np.arange(rows.lengths.size), rows.lengths.reshape(-1))
     return PairStream(ranks, row, rows.lengths.shape[0], distinct)
 

@@ -43,10 +43,12 @@ class RowStream(NamedTuple):
     Attributes:
         tokens: ``(N,)`` int64 NumPy array, the ids of all rows, one row after the other.
         lengths: ``(B, 2)`` int64 NumPy array, the tokens of each hypothesis and reference.
+        distinct: ``D`` when the ids are ``0 .. D - 1`` already (numbered words), else ``None``.
     """
 
     tokens: Array
     lengths: Array
+    distinct: int | None = None
 
 
 def stack_rows(

@@ -120,7 +120,7 @@ def words_batch(
         pairs[::2] = hypotheses
         pairs[1::2] = list(map(itemgetter(0), references))
         words = tokenized_lines(pairs, tokenize, lowercase)
-        return RowStream(words.ids, words.lengths.reshape(batch, 2))
+        return RowStream(words.ids, words.lengths.reshape(batch, 2), words.distinct)
     counts = np.fromiter(map(len, references), dtype=np.int64, count=batch)
     words = tokenized_lines([*hypotheses, *itertools.chain.from_iterable(references)], tokenize, lowercase)
     num_refs = int(counts.max(initial=1))

@@ -56,8 +56,8 @@ def tokenized_lines(lines: Sequence[str], tokenize: str, lowercase: bool = False
     in_word, starts = word_starts(chars, tokenize)
     lengths = np.add.reduceat(starts, np.flatnonzero(chars == PAD)) if lines else np.zeros(0, dtype=np.int64)
     word_chars = np.flatnonzero(in_word)
-    ids, _ = word_ids(chars.take(word_chars), np.flatnonzero(starts.take(word_chars)))
-    return TokenStream(ids, lengths.astype(np.int64))
+    ids, distinct = word_ids(chars.take(word_chars), np.flatnonzero(starts.take(word_chars)))
+    return TokenStream(ids, lengths.astype(np.int64), distinct)
 
 
 #: Sentences :func:`tokenized_streams` tokenizes together: arrays of some tens of thousands of characters

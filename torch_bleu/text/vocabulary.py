@@ -26,10 +26,12 @@ class TokenStream(NamedTuple):
     Attributes:
         ids: ``(T,)`` int64 word ids of all sentences, one after the other.
         lengths: ``(B,)`` int64 number of words of each sentence.
+        distinct: ``D`` when the ids are ``0 .. D - 1`` (the words of one call), else ``None``.
     """
 
     ids: np.ndarray
     lengths: np.ndarray
+    distinct: int | None = None
 
 
 class Vocabulary:
