@@ -480,3 +480,79 @@ def test_sentencepiece_tokenizer_output_is_sacrebleus(files, tmp_path):
     assert theirs.returncode == ours.returncode == 0, ours.stderr
     assert "tok:flores200" in theirs.stdout.decode()
     assert same_version(ours.stdout.decode()) == theirs.stdout.decode()
+
+
+# --- sacrebleu's quirks: reproduced where they only shape the input, documented where a number is less exact
+
+
+def test_systems_on_standard_input_keep_the_whitespace_sacrebleu_keeps(files):
+    """sacrebleu strips each field of every line but the first, whose fields keep their trailing
+    whitespace, which ``--chrf-whitespace`` counts."""
+    stdin = "".join(f"{a}  \t{b} \n" for a, b in zip(HYPS_A, HYPS_B)).encode()
+    args = ["ref_1", "-m", "chrf", "bleu", "--chrf-whitespace", "-f", "text", "-w", "4"]
+    ours = torch_bleu_process(args, files, stdin=stdin)
+    assert ours.returncode == 0, ours.stderr
+    assert same_version(ours.stdout.decode()) == sacrebleu_output(args, files, stdin=stdin)
+
+
+def test_sentence_level_with_two_metrics_is_refused_as_by_sacrebleu(files):
+    args = ["ref_1", "-i", "hyp_a", "-sl", "-m", "bleu", "chrf"]
+    theirs = subprocess.run([sys.executable, "-m", "sacrebleu", *args], cwd=files, capture_output=True, env=ENV)
+    ours = torch_bleu_process(args, files)
+    assert theirs.returncode == ours.returncode == 1
+    assert b"only one metric can be scored in sentence-level mode" in ours.stderr
+
+
+@pytest.mark.parametrize(
+    "stdin", ["a\tb\nc\n", "a\nb\tc\n", "a\tb\n\n", "a\tb\nc\td\te\n", "a\t\nc\td\n", "", "\n", "a\tb\r\nc\n"]
+)
+def test_malformed_standard_input_exits_with_sacrebleus_status(files, stdin):
+    args = ["ref_1", "-f", "text"]
+    theirs = subprocess.run(
+        [sys.executable, "-m", "sacrebleu", *args], cwd=files, input=stdin.encode(), capture_output=True, env=ENV
+    )
+    assert torch_bleu_process(args, files, stdin=stdin.encode()).returncode == theirs.returncode != 0
+
+
+def masked(output: str, pattern: str) -> list[str]:
+    """The lines of ``output``, each table cell stripped (cell widths follow their contents), ``pattern`` masked."""
+    lines = [
+        " | ".join(cell.strip() for cell in line.split("│")) if "│" in line else line for line in output.split("\n")
+    ]
+    return [re.sub(pattern, "#", line) for line in lines if not set(line) <= set("═╤╕╒╞╪╡├┼┤╘╧╛─ ")]
+
+
+@pytest.mark.parametrize("smooth_value", ["1", "2", "0.5"])
+def test_randomization_with_add_k_differs_only_where_documented(files, smooth_value):
+    """sacrebleu's trials add a fractional add-k value to integer statistics (0.5 counts as 0): with a
+    whole number the output is sacrebleu's; otherwise only the p-values may differ, as ``--help`` says."""
+    args = ["ref_1", "-i", "hyp_a", "hyp_b", "hyp_c", "--paired-ar", "-parn", "500", "-s", "add-k", "-sv", smooth_value]
+    args += ["-f", "text", "-w", "4"]
+    ours = same_version(torch_bleu_process(args, files).stdout.decode())
+    theirs = sacrebleu_output(args, files)
+    if smooth_value == "0.5":
+        p_value = r"\(p = [0-9.]+\)\*?"
+        assert masked(ours, p_value) == masked(theirs, p_value)
+    else:
+        assert ours == theirs
+    help_text = torch_bleu_process(["--help"], files).stdout.decode()
+    assert "sacrebleu adds the value to\n    integer statistics" in help_text
+
+
+@pytest.mark.parametrize(
+    "test", [["-i", "hyp_a", "hyp_b", "hyp_c", "--paired-bs", "-pbsn", "300"], ["-i", "hyp_b", "-ci", "-cin", "300"]]
+)
+def test_bootstrap_means_and_intervals_agree_to_a_few_millionths(files, test):
+    """sacrebleu scores resamples with float32 statistics, torch-bleu with float64 ones: at ``-w 6`` the
+    means and confidence intervals may differ in their last digits; everything else is the same."""
+    args = ["ref_1", "ref_2", *test, "-m", "bleu", "chrf", "-f", "text", "-w", "6"]
+    ours = same_version(torch_bleu_process(args, files).stdout.decode())
+    theirs = sacrebleu_output(args, files)
+    interval = r"\((?:μ = )?(-?[0-9.]+) ± ([0-9.]+)\)"
+    assert masked(ours, interval) == masked(theirs, interval)
+    numbers = [
+        (float(mine), float(other))
+        for ours_found, theirs_found in zip(re.findall(interval, ours), re.findall(interval, theirs))
+        for mine, other in zip(ours_found, theirs_found)
+    ]
+    assert numbers and max(abs(mine - other) for mine, other in numbers) < 1e-5

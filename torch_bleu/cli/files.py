@@ -60,9 +60,12 @@ def read_lines(path: str, encoding: str = "utf-8") -> list[str]:
 def split_systems(lines: list[str], name: str = "<stdin>") -> list[list[str]]:
     """Systems given side by side, one tab-separated field per system on every line.
 
+    As sacrebleu reads them, each field loses its trailing whitespace, except on the first line, which
+    only loses the line's own (what ``--chrf-whitespace`` counts).
+
     Example:
-        >>> split_systems(["a\\tb", "c\\td"])
-        [['a', 'c'], ['b', 'd']]
+        >>> split_systems(["a \\tb", "c \\td"])
+        [['a ', 'c'], ['b', 'd']]
     """
     if not lines:
         raise InputError(f"{name}: no input")
@@ -75,7 +78,7 @@ def split_systems(lines: list[str], name: str = "<stdin>") -> list[list[str]]:
                 f"{name}: line {number} has {len(fields)} tab-separated systems, line 1 has {width}", MALFORMED_LINES
             )
         for system, field in zip(systems, fields):
-            system.append(field.rstrip())
+            system.append(field if number == 1 else field.rstrip())
     return systems
 
 
