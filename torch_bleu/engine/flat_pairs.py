@@ -157,8 +157,8 @@ def pair_matches(stream: PairStream, max_order: int) -> Array:
 
         orders = range(counted + 1, head_order + extra + 1)
         groups = _Groups(sorted_keys, pairs, below_pair=head_bits + extra * digit_bits)
-        for order in orders:  # the order-n prefix of a key ends above the digits of the tokens after the n-th
-            matches.append(groups.imbalance(1 + digit_bits * (head_order + extra - order)))
+        # the order-n prefix of a key ends above the digits of the tokens after the n-th
+        matches.append(groups.imbalances([1 + digit_bits * (head_order + extra - order) for order in orders]))
         counted = orders[-1]
 
         if key_order is not None:  # the longest n-gram's group number heads the next stage's keys
@@ -168,7 +168,7 @@ def pair_matches(stream: PairStream, max_order: int) -> Array:
             head_bits = (int(group[-1]) if sizes_from_data(group) else slots).bit_length()
             head_order = counted
     windows = groups.bounds[1:] - groups.bounds[:-1]  # slots of both rows of each pair
-    return (windows[:, None] - xp.stack(matches, -1)) // 2
+    return (windows[:, None] - xp.concatenate(matches, -1)) // 2
 
 
 def _sorted(key: Array, last_stage: bool, segments: Segments | None) -> tuple[Array, Array | None]:
@@ -192,36 +192,54 @@ class _Groups:
         # change[i]: the bits in which key i + 1 differs from key i; the last slot ends every group
         self.change = full_like_shape(sorted_keys, (slots,), KEY_MAX)
         xp.bitwise_xor(sorted_keys[1:], sorted_keys[:-1], out=self.change[:-1])
-        # balance[i]: H - C of the windows up to slot i (each hypothesis window +1, each reference one -1)
-        self.balance = cumsum_(sorted_keys & 1)
+        # balance[i + 1]: H - C of the windows up to slot i (each hypothesis window +1, each reference one -1)
+        self.balance = full_like_shape(sorted_keys, (slots + 1,), 0)
+        cumsum_(xp.bitwise_and(sorted_keys, 1, out=self.balance[1:]))
         self.balance *= -2
-        self.balance += arange_like(slots, sorted_keys) + 1
+        self.balance += arange_like(slots + 1, sorted_keys)
         # the pairs lie one after another in sorted order: sums per pair are differences of running sums
         self.bounds = xp.searchsorted(sorted_keys, pair_starts(pairs, below_pair + 1, sorted_keys))
 
-    def imbalance(self, shift: int) -> Array:
-        """``(P,)``: per pair, the sum of ``|H - C|`` over its groups of keys equal from bit ``shift`` up."""
+    def imbalances(self, shifts: list[int]) -> Array:
+        """``(P, len(shifts))``: per pair, the sum of ``|H - C|`` over its groups of keys equal from each shift up."""
+        if is_tensor(self.change):
+            return self.xp.stack([self._imbalance_of_tensors(shift) for shift in shifts], -1)
+        return self._imbalances_on_host(shifts)
+
+    def _imbalances_on_host(self, shifts: list[int]) -> Array:
+        """All shifts in one pass over a ``(len(shifts), 1 + slots)`` table of group ends, flattened: row ``k``
+        starts with an end of its own (balance 0) before slot 0, so no group reaches into the row before."""
+        slots = self.change.shape[0]
+        ends = np.empty((len(shifts), slots + 1), dtype=bool)
+        ends[:, 0] = True
+        np.greater_equal(self.change, (np.int64(1) << np.array(shifts, dtype=np.int64))[:, None], out=ends[:, 1:])
+        last = np.flatnonzero(ends)  # the last slot of each group, and the row starts
+        balance = self.balance.take(last, mode="wrap")  # at column last % (slots + 1)
+        running = np.empty(last.shape[0] + 1, dtype=np.int64)  # the sum of |H - C| over the groups before
+        running[0] = 0
+        running[1] = balance[0]
+        np.subtract(balance[1:], balance[:-1], out=running[2:])
+        np.abs(running, out=running)
+        np.cumsum(running, out=running)
+        # the groups before each pair's first slot, in each row (a row start counts only in rows before)
+        first_slots = np.arange(len(shifts), dtype=np.int64)[:, None] * (slots + 1) + self.bounds + 1
+        bounds = np.searchsorted(last, first_slots)
+        totals: Array = running[bounds[:, 1:]] - running[bounds[:, :-1]]
+        return totals.T
+
+    def _imbalance_of_tensors(self, shift: int) -> Array:
+        """One shift's sums, shapes from shapes alone: every group's last slot holds its ``|H - C|``, others 0."""
         xp = self.xp
-        ends = self.change >= (1 << shift)  # the last slot of each group
-        if not is_tensor(ends):  # on the host, only the groups' last slots are read
-            last = xp.flatnonzero(ends)
-            running = xp.empty(last.shape[0] + 1, dtype=xp.int64)  # the sum of |H - C| over the groups before
-            running[0] = 0
-            balance = self.balance[last]
-            running[1] = balance[0]
-            xp.subtract(balance[1:], balance[:-1], out=running[2:])
-            xp.abs(running, out=running)
-            bounds = xp.searchsorted(last, self.bounds)  # the groups before each pair's first slot
-        else:  # shapes from shapes alone: every group's last slot holds its |H - C|, other slots 0
-            position = arange_like(ends.shape[0], ends)
-            previous_end = full_like_shape(position, position.shape, -1)
-            previous_end[1:] = running_max(xp.where(ends, position, -1))[:-1]
-            before = xp.where(previous_end >= 0, self.balance[previous_end.clip(min=0)], 0)
-            running = full_like_shape(position, (position.shape[0] + 1,), 0)
-            running[1:] = xp.where(ends, xp.abs(self.balance - before), 0)
-            bounds = self.bounds
+        ends = self.change >= (1 << shift)
+        position = arange_like(ends.shape[0], ends)
+        previous_end = full_like_shape(position, position.shape, -1)
+        previous_end[1:] = running_max(xp.where(ends, position, -1))[:-1]
+        balance = self.balance[1:]
+        before = xp.where(previous_end >= 0, balance[previous_end.clip(min=0)], 0)
+        running = full_like_shape(position, (position.shape[0] + 1,), 0)
+        running[1:] = xp.where(ends, xp.abs(balance - before), 0)
         cumsum_(running)
-        return running[bounds[1:]] - running[bounds[:-1]]
+        return running[self.bounds[1:]] - running[self.bounds[:-1]]
 
 
 def pair_starts(pairs: int, shift: int, like: Array) -> Array:

@@ -40,7 +40,7 @@ def dense_ranks(values: Array, valid: Array | None = None) -> tuple[Array, int]:
         present = np.zeros(int(keyed.max()) + 2, dtype=np.int64)  # small values (code points): no sort
         present[keyed + 1] = 1
         present[0] = 0
-        table = present.cumsum()
+        table = np.cumsum(present, out=present)
         return table[keyed + 1], int(table[-1])
     sorted_values, order = sort_with_order(keyed)
     new = full_like_shape(values, values.shape, 0, xp.int64)

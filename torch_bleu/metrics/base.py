@@ -119,7 +119,7 @@ class ExactMetric(Metric):
         if weight is not None:
             statistics = weighted([as_tensor(values, self.device) for values in statistics], weight)
         for name, values in zip(self.state_names, statistics):  # summed where counted: NumPy arrays on the host
-            getattr(self, name).add_(torch.as_tensor(values.sum(0), device=self.device))
+            getattr(self, name).add_(as_tensor(values, self.device).sum(0))
 
     def compute(self) -> Tensor:
         """The score of everything added so far (of every rank), a 0-d float64 tensor."""
