@@ -20,11 +20,14 @@ are tokenized alike, as PyTorch tensors (any device) or NumPy arrays.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..arrays import (
     Array,
     array_namespace,
     columns_like,
     full_like_shape,
+    is_tensor,
     last_marked,
     next_marked,
     take_along_last,
@@ -121,6 +124,8 @@ def _alone_13a(chars: Array, classes: Array, edges_hold: bool) -> Array:
     With ``edges_hold``, an edge is no character, which the expressions' ``[^0-9]`` cannot match
     (``zh``); without it, an edge is the space 13a pads the line with.
     """
+    if not is_tensor(chars) and chars.ndim == 1:
+        return _alone_13a_in_stream(chars, classes, edges_hold)
     digit = (classes & DIGIT) != 0
     period_or_comma = (classes & PERIOD_OR_COMMA) != 0
     stops_match = (digit | (chars == PAD)) if edges_hold else digit  # what ``[^0-9]`` cannot match
@@ -139,6 +144,37 @@ def _alone_13a(chars: Array, classes: Array, edges_hold: bool) -> Array:
     attached = last_of_run & next_stops_match & ~spaced_by_second
     dash_after_digit = ((classes & DASH) != 0) & shifted(digit, -1, False)
     alone: Array = ((classes & ALONE) != 0) | (period_or_comma & ~attached) | dash_after_digit
+    return alone
+
+
+def _alone_13a_in_stream(chars: np.ndarray, classes: np.ndarray, edges_hold: bool) -> np.ndarray:
+    """:func:`_alone_13a` on a 1-D host stream, where periods, commas and dashes are few: their rules are
+    read at their own positions only, the same rules as the rows' version."""
+    alone: np.ndarray = (classes & ALONE) != 0
+    size = chars.shape[0]
+    digit = (classes & DIGIT) != 0
+    stops_match = (digit | (chars == PAD)) if edges_hold else digit  # what ``[^0-9]`` cannot match
+
+    def stops_at(positions: np.ndarray) -> np.ndarray:
+        """``stops_match`` at ``positions``, ``edges_hold`` past either end of the stream."""
+        inside = (positions >= 0) & (positions < size)
+        return np.where(inside, stops_match.take(positions, mode="clip"), edges_hold)
+
+    marks = np.flatnonzero((classes & PERIOD_OR_COMMA) != 0)
+    if marks.shape[0]:
+        follows_mark = np.zeros(marks.shape[0], dtype=bool)  # the character before is one too
+        follows_mark[1:] = marks[1:] == marks[:-1] + 1
+        run_start = np.flatnonzero(~follows_mark)
+        # per mark, the run's first column and whether the character before the run stops the match
+        first = np.repeat(run_start, np.diff(run_start, append=marks.shape[0]))
+        stopped = stops_at(marks.take(first) - 1)
+        spaced_by_second = ((marks ^ marks.take(first) ^ stopped) & 1) == 0
+        last_of_run = np.ones(marks.shape[0], dtype=bool)
+        last_of_run[:-1] = ~follows_mark[1:]
+        attached = last_of_run & stops_at(marks + 1) & ~spaced_by_second
+        alone[marks] |= ~attached
+    dashes = np.flatnonzero((classes & DASH) != 0)  # a dash after a digit
+    alone[dashes] |= digit.take(dashes - 1, mode="clip") & (dashes > 0)
     return alone
 
 
