@@ -1,4 +1,5 @@
-"""Reference implementations the tests compare against: sacrebleu run on ids joined as strings."""
+"""Reference implementations the tests compare against: sacrebleu run on ids joined as strings; the words
+that flags on rows of code points mark, read in Python."""
 
 from __future__ import annotations
 
@@ -45,3 +46,16 @@ def sacrebleu_corpus(preds, target, ignore_ids=(), eos_ids=(), **bleu_options):
     hyps, streams = sacrebleu_streams(preds, target, ignore_ids, eos_ids)
     bleu_options.setdefault("smooth_method", "none")
     return BLEU(tokenize="none", **bleu_options).corpus_score(hyps, streams)
+
+
+def row_words(chars: torch.Tensor, in_word: torch.Tensor, starts: torch.Tensor) -> list[list[str]]:
+    """The words the flags mark in each row: a word begins at a start and runs over characters in words."""
+    words: list[list[str]] = []
+    for row, inside, begins in zip(chars.tolist(), in_word.tolist(), starts.tolist()):
+        words.append([])
+        for char, in_a_word, begins_one in zip(row, inside, begins):
+            if begins_one:
+                words[-1].append("")
+            if in_a_word:
+                words[-1][-1] += chr(char)
+    return words

@@ -21,6 +21,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracles import row_words
 from shared_data import WMT17
 from subword_tokenizers import (
     BOS_ID,
@@ -74,16 +75,7 @@ ADVERSARIAL = st.lists(
 
 def _words(strings: list[str], tokenize: str) -> list[list[str]]:
     chars = preprocess(rows_from_strings(strings, CPU), tokenize)
-    in_word, starts = word_starts(chars, tokenize)
-    words = []
-    for row, inside, begins in zip(chars.tolist(), in_word.tolist(), starts.tolist()):
-        words.append([])
-        for char, in_a_word, begins_one in zip(row, inside, begins):
-            if begins_one:
-                words[-1].append("")
-            if in_a_word:
-                words[-1][-1] += chr(char)
-    return words
+    return row_words(chars, *word_starts(chars, tokenize))
 
 
 @settings(max_examples=300, deadline=None)

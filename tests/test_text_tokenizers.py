@@ -30,6 +30,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import row_words
 from shared_data import WMT17
 
 from torch_bleu import BLEUScore, arrays
@@ -314,19 +315,6 @@ def test_sentencepiece_tokenizer_without_its_model_is_one_clear_error(tmp_path, 
 
 
 # --- word starts on rows of code points: the device path of decoded ids -------------------------------
-
-
-def row_words(chars: torch.Tensor, in_word: torch.Tensor, starts: torch.Tensor) -> list[list[str]]:
-    """The words the flags mark in each row: a word begins at a start and runs over characters in words."""
-    words: list[list[str]] = []
-    for row, inside, begins in zip(chars.tolist(), in_word.tolist(), starts.tolist()):
-        words.append([])
-        for char, in_a_word, begins_one in zip(row, inside, begins):
-            if begins_one:
-                words[-1].append("")
-            if in_a_word:
-                words[-1][-1] += chr(char)
-    return words
 
 
 def sizes_from_data(flag: bool):
