@@ -168,9 +168,11 @@ def _alone_13a_in_stream(chars: np.ndarray, classes: np.ndarray, edges_hold: boo
         # per mark, the run's first column and whether the character before the run stops the match
         first = np.repeat(run_start, np.diff(run_start, append=marks.shape[0]))
         stopped = stops_at(marks.take(first) - 1)
+        # matched as the second group where the parity of the place in the run differs from ``stopped``
         spaced_by_second = ((marks ^ marks.take(first) ^ stopped) & 1) == 0
         last_of_run = np.ones(marks.shape[0], dtype=bool)
         last_of_run[:-1] = ~follows_mark[1:]
+        # the one left unmatched: the last of its run, before a character ``[^0-9]`` cannot match
         attached = last_of_run & stops_at(marks + 1) & ~spaced_by_second
         alone[marks] |= ~attached
     dashes = np.flatnonzero((classes & DASH) != 0)  # a dash after a digit
