@@ -93,11 +93,14 @@ def sizes_from_data(array: Array) -> bool:
     """Whether sizes may follow ``array``'s values: reading them waits for no device (a NumPy array, or a
     CPU tensor outside a compiled graph). Elsewhere sizes follow from shapes alone, with no host sync.
     """
-    if not is_tensor(array):
-        return True
+    return not is_tensor(array) or sizes_from_data_on(array.device)
+
+
+def sizes_from_data_on(device: Any) -> bool:
+    """Whether sizes may follow the values of tensors on ``device``, a ``torch.device`` (:func:`sizes_from_data`)."""
     torch = _torch()
-    assert torch is not None  # a tensor exists
-    return SIZES_FROM_DATA_ON_CPU and array.device.type == "cpu" and not torch.compiler.is_compiling()
+    assert torch is not None  # a device exists
+    return SIZES_FROM_DATA_ON_CPU and device.type == "cpu" and not torch.compiler.is_compiling()
 
 
 def _libm(function: Any, array: Array) -> Array:

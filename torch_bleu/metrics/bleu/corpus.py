@@ -110,6 +110,7 @@ def pair_blocks(system: TokenStream, reference: TokenStream, size: int) -> Itera
         [(slice(0, 2, None), [5, 6, 7, 8])]
     """
     system_starts, reference_starts = (np.cumsum(stream.lengths) - stream.lengths for stream in (system, reference))
+    tokens = np.concatenate([system.ids, reference.ids])
     for first in range(0, len(system.lengths), size):
         sentences = slice(first, first + size)
         lengths = np.stack([system.lengths[sentences], reference.lengths[sentences]], axis=1)  # (b, 2)
@@ -118,7 +119,7 @@ def pair_blocks(system: TokenStream, reference: TokenStream, size: int) -> Itera
         row_lengths = lengths.reshape(-1)
         places = np.arange(int(row_lengths.sum()))
         places += np.repeat(sources.reshape(-1) - (row_lengths.cumsum() - row_lengths), row_lengths)
-        yield sentences, RowStream(np.concatenate([system.ids, reference.ids]).take(places), lengths)
+        yield sentences, RowStream(tokens.take(places), lengths)
 
 
 def corpus_statistics(
@@ -180,9 +181,9 @@ def _block_matches(
 ) -> Array:
     """``(B, K, N)`` clipped matches, a few systems and all references of similar sentences at a time."""
     matches = _on(device, np.zeros((len(references[0].lengths), len(systems), max_order), dtype=np.int64))
+    slots = max_slots or (HOST_MAX_SLOTS if device is None else DEVICE_MAX_SLOTS)
     for first in range(0, len(systems), SYSTEMS_PER_BLOCK):
         group = systems[first : first + SYSTEMS_PER_BLOCK]
-        slots = max_slots or (HOST_MAX_SLOTS if device is None else DEVICE_MAX_SLOTS)
         for sentences, block in padded_blocks([*group, *references], slots):
             rows = StackedRows(
                 _on(device, block.tokens), _on(device, block.keep), _on(device, block.lengths), len(group)

@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from ...arrays import sizes_from_data
+from ...arrays import sizes_from_data_on
 from ...detokenize.pipeline import detokenized_rows
 from ...engine import RowStream, clipped_matches, stack_rows
 from ...inputs.batch import TokenBatch
@@ -47,7 +47,7 @@ def input_batch(
         batch = token_batch(preds, target, hint)
         return batch.on_host() if on_host else batch
     device = device or torch.device("cpu")
-    host = on_host and sizes_from_data(torch.empty(0, device=device))
+    host = on_host and sizes_from_data_on(device)
     return words_batch(preds, target, config.tokenize, config.lowercase, None if host else device, hint)
 
 
