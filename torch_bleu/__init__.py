@@ -1,4 +1,4 @@
-"""torch-bleu: exact BLEU and chrF of token ids, strings or subword ids, on any device, summed across DDP ranks.
+"""torch-bleu: exact BLEU, chrF and TER of token ids, strings or subword ids, on any device, summed across DDP ranks.
 
 >>> import torch, torch_bleu
 >>> metric = torch_bleu.BLEUScore(ignore_ids=[0])
@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from .metrics.chrf.config import CHRFConfig
     from .metrics.chrf.functional import corpus_chrf, sentence_chrf
     from .metrics.chrf.metric import CHRFScore
+    from .metrics.ter.config import TERConfig
+    from .metrics.ter.functional import corpus_ter, sentence_ter
+    from .metrics.ter.metric import TERScore
 
 __all__ = [
     "BLEUConfig",
@@ -30,13 +33,17 @@ __all__ = [
     "CHRFScore",
     "Detokenizer",
     "SentenceStatistics",
+    "TERConfig",
+    "TERScore",
     "__version__",
     "bleu_from_statistics",
     "corpus_bleu",
     "corpus_chrf",
+    "corpus_ter",
     "sentence_bleu",
     "sentence_chrf",
     "sentence_statistics",
+    "sentence_ter",
 ]
 
 # Where each public name lives. They load on first use, so that the command line, which counts with
@@ -48,12 +55,16 @@ _LAZY_MODULES = {
     "CHRFScore": "metrics.chrf.metric",
     "Detokenizer": "detokenize.detokenizer",
     "SentenceStatistics": "metrics.bleu.statistics",
+    "TERConfig": "metrics.ter.config",
+    "TERScore": "metrics.ter.metric",
     "bleu_from_statistics": "metrics.bleu.score",
     "corpus_bleu": "metrics.bleu.functional",
     "corpus_chrf": "metrics.chrf.functional",
+    "corpus_ter": "metrics.ter.functional",
     "sentence_bleu": "metrics.bleu.functional",
     "sentence_chrf": "metrics.chrf.functional",
     "sentence_statistics": "metrics.bleu.functional",
+    "sentence_ter": "metrics.ter.functional",
 }
 
 

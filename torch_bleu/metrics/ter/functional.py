@@ -1,0 +1,66 @@
+"""Functional TER: per-sentence statistics and scores, corpus scores, from strings or subword ids.
+
+The functions take the options of :class:`~torch_bleu.metrics.ter.config.TERConfig` as keyword
+arguments; scores are float64 edits per reference word (sacrebleu's TER / 100).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from .config import TERConfig
+from .score import ter_fraction
+from .statistics import ter_statistics
+from .text import as_sentences
+
+
+def sentence_ter_statistics(preds: Any, target: Any, config: TERConfig) -> Tensor:
+    """``(B, 2)`` int64 statistics of every sentence: its fewest edits over its references, and their mean
+    length in :data:`~torch_bleu.metrics.ter.statistics.LENGTH_UNIT` parts of a word.
+
+    ``preds`` are strings, or subword ids with ``config.detokenizer``; ``target`` holds, per
+    hypothesis, its reference or a list of its references (strings, or ids with a detokenizer).
+    Subword ids are decoded on their device and read back once: the shift search runs on the host.
+
+    Example:
+        >>> sentence_ter_statistics(["a b c d"], ["b c d a"], TERConfig())[:, 0].tolist()
+        [1]
+    """
+    text = as_sentences(preds, target, config)
+    if isinstance(text, int):  # the meta device: shapes only
+        return torch.zeros((text, 2), dtype=torch.int64, device="meta")
+    return torch.from_numpy(ter_statistics(*text, config))
+
+
+def corpus_ter(preds: Any, target: Any, **options: Any) -> Tensor:
+    """Corpus TER: every sentence's fewest edits, summed, per summed mean reference length.
+
+    Equals sacrebleu's ``TER(...).corpus_score(preds, [refs]).score / 100``.
+
+    Example:
+        >>> hyps = ["The cat sat on the mat.", "A dog barked."]
+        >>> refs = [["The cat is on the mat."], ["The dog barked loudly.", "A dog barked."]]
+        >>> round(100 * corpus_ter(hyps, refs).item(), 4)   # 1 edit per 6 + (4 + 3) / 2 words
+        10.5263
+    """
+    config = TERConfig.from_options(options)
+    score: Tensor = ter_fraction(sentence_ter_statistics(preds, target, config).sum(0))
+    return score
+
+
+def sentence_ter(preds: Any, target: Any, **options: Any) -> Tensor:
+    """TER of every sentence of a batch on its own, ``(B,)`` float64 (lower is better; e.g. ``-TER`` as an
+    RL reward).
+
+    Equals sacrebleu's ``TER(...).sentence_score(hyp, refs).score / 100`` for each sentence.
+
+    Example:
+        >>> [round(score, 4) for score in sentence_ter(["the cat", "a dog"], ["the hat", "a dog"]).tolist()]
+        [0.5, 0.0]
+    """
+    config = TERConfig.from_options(options)
+    scores: Tensor = ter_fraction(sentence_ter_statistics(preds, target, config))
+    return scores

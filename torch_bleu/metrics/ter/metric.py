@@ -1,0 +1,64 @@
+"""``TERScore``: TER as a ``torchmetrics.Metric``, its statistics int64 and summed across ranks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from ..base import ExactMetric
+from .config import TERConfig
+from .functional import sentence_ter_statistics
+from .score import ter_fraction
+
+
+class TERScore(ExactMetric):
+    """Corpus TER over ``update`` calls, as sacrebleu's ``TER`` computes it (lower is better).
+
+    ``update(preds, target, weight=None)`` takes strings (``target``: per hypothesis its reference or a
+    list of up to 16 references), or, with ``detokenizer``, subword ids (references as ids or
+    strings), decoded on their device and read back as text: sacrebleu's shift search runs on the
+    host, vectorized over the batch. ``weight`` says how many times each sentence counts
+    (:meth:`~torch_bleu.metrics.base.ExactMetric.update`). The states are int64: ``edits`` (each
+    sentence's fewest edits over its references) and ``reference_length`` (the mean length of each
+    sentence's references, in :data:`~torch_bleu.metrics.ter.statistics.LENGTH_UNIT` parts of a word,
+    so that it stays whole); DDP sums them, and ``compute()`` gives edits per reference word.
+
+    Args:
+        **options: the options of :class:`~torch_bleu.metrics.ter.config.TERConfig`, by name:
+            ``normalized``, ``no_punct``, ``asian_support``, ``case_sensitive`` (sacrebleu's ``TER``
+            options), ``ignore_ids``, ``eos_id`` and ``detokenizer`` (subword ids).
+        **metric_kwargs: passed to ``torchmetrics.Metric`` (``sync_on_compute``, ``process_group``, ...).
+
+    Example:
+        >>> metric = TERScore()
+        >>> metric.update(["The cat sat on the mat."], ["The cat is on the mat."])
+        >>> metric.update(["A dog barked."], [["The dog barked loudly.", "A dog barked."]])
+        >>> round(100 * metric.compute().item(), 4)   # sacrebleu: TER().corpus_score(...)
+        10.5263
+    """
+
+    higher_is_better = False
+    plot_upper_bound = None
+
+    config_class = TERConfig
+    state_names = ("edits", "reference_length")
+    config: TERConfig
+    edits: Tensor
+    reference_length: Tensor
+
+    def statistics_shapes(self) -> Sequence[tuple[int, ...]]:
+        """Edits and reference length: one number each."""
+        return ((), ())
+
+    def sentence_statistics(self, preds: Any, target: Any) -> tuple[Tensor, Tensor]:
+        """``(B,)`` edits and ``(B,)`` reference lengths of every sentence."""
+        statistics = sentence_ter_statistics(preds, target, self.config)
+        return statistics[:, 0], statistics[:, 1]
+
+    def score(self, *statistics: Tensor) -> Tensor:
+        """TER of summed statistics (0-d float64), edits per reference word."""
+        score: Tensor = ter_fraction(torch.stack(statistics, -1))
+        return score

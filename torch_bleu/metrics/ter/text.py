@@ -1,0 +1,56 @@
+"""TER's inputs as sentences: strings as given, or subword ids decoded on their device by the detokenizer
+and read back as strings (the shift search runs on the host)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...arrays import to_host
+from ...detokenize.pipeline import decoded_text
+from ...engine.rows import stack_rows
+from ...inputs.strings import sentences, subword_batch
+from ...text.code_points import PAD
+from .config import TERConfig
+
+
+def as_sentences(preds: Any, target: Any, config: TERConfig) -> tuple[list[str], list[list[str]]] | int:
+    """The hypotheses and, per hypothesis, its references as strings; for subword ids on the meta device,
+    which holds no text, the batch size instead.
+
+    Example:
+        >>> as_sentences(["a b"], [["a", "b c"]], TERConfig())
+        (['a b'], [['a', 'b c']])
+    """
+    if config.detokenizer is None:
+        return sentences(preds, target, config.input_hint)
+    ids = subword_batch(preds, target, config.input_hint)
+    rows = stack_rows(ids.preds, ids.target, config.ignore_ids, ids.ref_present, ids.row_lengths, config.eos_ids)
+    present = ids.references_present(rows.lengths[:, 1:])
+    chars = decoded_text(rows, ids.reference_chars, config.detokenizer)
+    if chars.device.type == "meta":
+        return int(chars.shape[0])
+    texts = strings_of(to_host(chars))
+    batch, sources = chars.shape[:2]
+    kept = np.ones((batch, sources - 1), dtype=bool) if present is None else to_host(present)
+    hypotheses = [texts[index * sources] for index in range(batch)]
+    references = [
+        [texts[index * sources + 1 + slot] for slot in np.flatnonzero(kept[index])] for index in range(batch)
+    ]
+    return hypotheses, references
+
+
+def strings_of(chars: np.ndarray) -> list[str]:
+    """Rows of code points (``PAD`` after each row's end) as strings, over any leading dimensions.
+
+    Example:
+        >>> strings_of(np.array([[104, 105, -1], [0, -1, -1]], dtype=np.int32))
+        ['hi', '\\x00']
+    """
+    rows = chars.reshape(-1, chars.shape[-1])
+    lengths = (rows != PAD).sum(-1)
+    packed = np.ascontiguousarray(np.where(rows == PAD, 0, rows).astype("<u4"))
+    texts = packed.view(f"<U{max(rows.shape[-1], 1)}").reshape(-1).tolist() if rows.shape[-1] else [""] * len(rows)
+    # NumPy drops trailing NULs: give back those the text holds
+    return [text + "\0" * (int(length) - len(text)) for text, length in zip(texts, lengths)]
