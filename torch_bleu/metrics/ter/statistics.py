@@ -1,8 +1,8 @@
 """TER statistics of each sentence: its fewest edits over its references, and their mean length.
 
-Lines become words as sacrebleu's TER reads them: right-stripped, then lowercased and split at
-whitespace (numbered by :func:`~torch_bleu.text.lines.tokenized_lines`, vectorized), or with
-``normalized`` / ``no_punct`` first through sacrebleu's own Tercom normalizer, line by line. Every
+Lines become words as sacrebleu's TER reads them (:func:`ter_words`): right-stripped, then lowercased
+and split at whitespace (numbered by :func:`~torch_bleu.text.lines.tokenized_lines`, vectorized), or
+with ``normalized`` / ``no_punct`` first through sacrebleu's own Tercom normalizer, line by line. Every
 hypothesis meets each of its references as one pair (:func:`.shifts.edit_counts`).
 
 The mean reference length is counted in :data:`LENGTH_UNIT` parts of a word, so that it stays a whole
@@ -27,23 +27,29 @@ LENGTH_UNIT = 720720
 MAX_REFERENCES = 16
 
 
-def ter_words(lines: Sequence[str], config: TERConfig) -> TokenStream:
-    """The words sacrebleu's TER reads in each line, as ids (equal words, equal ids).
+def ter_words(hypotheses: Sequence[str], references: Sequence[str], config: TERConfig) -> TokenStream:
+    """The words sacrebleu's TER reads in the hypotheses, then in the references, as ids (equal words,
+    equal ids).
+
+    With ``normalized`` or ``no_punct``, sacrebleu runs its Tercom normalizer over each hypothesis once
+    and over each reference twice (its reference cache normalizes the lines it then normalizes again),
+    which differs where a first pass makes room for a rule: ``'s`` before a tab is split off only then.
 
     Example:
-        >>> ter_words(["The cat,", "the  cat"], TERConfig()).ids.tolist()
+        >>> ter_words(["The cat,"], ["the  cat"], TERConfig()).ids.tolist()
         [0, 1, 0, 2]
-        >>> ter_words(["The cat,"], TERConfig(normalized=True)).ids.tolist()
-        [0, 1, 2]
+        >>> ter_words(["a's\\tb"], ["a's\\tb"], TERConfig(normalized=True)).ids.tolist()
+        [0, 1, 2, 3, 1]
     """
     if not config.tercom_rules:
-        return tokenized_lines(lines, "none", lowercase=not config.case_sensitive)
+        return tokenized_lines([*hypotheses, *references], "none", lowercase=not config.case_sensitive)
     try:
         from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
     except ImportError as error:  # pragma: no cover - depends on the installation
         raise InputError("TER's normalized and no_punct need sacrebleu: pip install 'torch-bleu[text]'") from error
     tercom = TercomTokenizer(config.normalized, config.no_punct, config.asian_support, config.case_sensitive)
-    return tokenized_lines([tercom(line.rstrip()) for line in lines], "none")
+    references = [tercom(tercom(line.rstrip())) for line in references]
+    return tokenized_lines([*(tercom(line.rstrip()) for line in hypotheses), *references], "none")
 
 
 def ter_statistics(hypotheses: Sequence[str], references: Sequence[Sequence[str]], config: TERConfig) -> np.ndarray:
@@ -59,7 +65,7 @@ def ter_statistics(hypotheses: Sequence[str], references: Sequence[Sequence[str]
     counts = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
     if counts.size and counts.max() > MAX_REFERENCES:
         raise InputError(f"TER takes at most {MAX_REFERENCES} references per sentence, got {counts.max()}")
-    words = ter_words([*hypotheses, *(reference for refs in references for reference in refs)], config)
+    words = ter_words(hypotheses, [reference for refs in references for reference in refs], config)
     batch = len(hypotheses)
     hyp_lengths, ref_lengths = words.lengths[:batch], words.lengths[batch:]
     hyp_words = words.ids[: int(hyp_lengths.sum())]
