@@ -20,20 +20,19 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .band import Band, band
+from .band import BEAM_WIDTH, Band, band
 
-#: A cost above every real one: an unreachable cell.
-UNREACHABLE = 1 << 30
-#: Each line's running minimum lies this far below the previous line's.
-_LINE_OFFSET = 1 << 32
 
 #: The edit that reaches a cell: both words (a match or a substitution), a hypothesis word (deleted),
 #: a reference word (inserted), or none (the origin).
 DIAGONAL, HYPOTHESIS_WORD, REFERENCE_WORD, ORIGIN = 0, 1, 2, 3
+#: Whether each edit reads a hypothesis word, and a reference word.
+_READS_HYPOTHESIS = np.array([1, 1, 0, 0], dtype=np.int64)
+_READS_REFERENCE = np.array([1, 0, 1, 0], dtype=np.int64)
 
 
 class Pairs(NamedTuple):
-    """Hypothesis-reference pairs of word ids (``n, m >= 1``), with room for each pair's matrix.
+    """Hypothesis-reference pairs of word ids (``n, m >= 1``).
 
     Attributes:
         hyp: ``(N,)`` int64 hypothesis words of every pair, end to end (changed by shifts).
@@ -43,7 +42,6 @@ class Pairs(NamedTuple):
         ref_start: ``(P,)`` where each pair's reference starts in ``ref``.
         m: ``(P,)`` reference lengths.
         band: the beam of each row.
-        cell_start: ``(P,)`` where each pair's rows ``1 .. n`` start in a matrix store, row after row.
     """
 
     hyp: np.ndarray
@@ -53,37 +51,11 @@ class Pairs(NamedTuple):
     ref_start: np.ndarray
     m: np.ndarray
     band: Band
-    cell_start: np.ndarray
-
-    @property
-    def cells(self) -> int:
-        """The size of a matrix store: rows ``1 .. n`` of every pair, ``m + 1`` columns each."""
-        return int((self.n * (self.m + 1)).sum())
 
 
 def pairs_of(hyp: np.ndarray, n: np.ndarray, ref: np.ndarray, m: np.ndarray) -> Pairs:
     """Pairs of the words ``hyp`` (lengths ``n``) and ``ref`` (lengths ``m``), end to end."""
-    sizes = n * (m + 1)
-    return Pairs(
-        hyp.astype(np.int64, copy=True),
-        np.cumsum(n) - n,
-        n,
-        ref.astype(np.int64),
-        np.cumsum(m) - m,
-        m,
-        band(n, m),
-        np.cumsum(sizes) - sizes,
-    )
-
-
-class Matrices(NamedTuple):
-    """Rows ``1 .. n`` of each pair's matrix: costs and the edit that reached each cell.
-
-    Cell ``(i, j)`` of pair ``p`` is at ``pairs.cell_start[p] + (i - 1) * (m + 1) + j``.
-    """
-
-    costs: np.ndarray
-    edits: np.ndarray
+    return Pairs(hyp.astype(np.int64, copy=True), np.cumsum(n) - n, n, ref.astype(np.int64), np.cumsum(m) - m, m, band(n, m))
 
 
 class Lines(NamedTuple):
@@ -103,9 +75,12 @@ class Lines(NamedTuple):
 
 
 class LineRows(NamedTuple):
-    """The rows computed for lines, step after step (step ``t`` is row ``start + t`` of each line).
+    """The rows computed for lines, step after step (step ``t``, from 0, is row ``start + t + 1``), with
+    the edit that reached each cell.
 
-    Cell ``j`` of step ``t`` of line ``l`` is at ``step_start[t] + line_start[l] + j``.
+    Cell ``j`` of step ``t`` of line ``l`` is at ``step_start[t] + line_start[l] + j``. The rows of
+    every pair from row 1 (the first round's) are the pairs' matrices, where later rounds write the
+    rows of the shifts they keep.
     """
 
     costs: np.ndarray
@@ -115,12 +90,12 @@ class LineRows(NamedTuple):
     distance: np.ndarray
 
 
-def known_rows(pairs: Pairs, matrices: Matrices, lines: Lines) -> np.ndarray:
+def known_rows(pairs: Pairs, matrices: LineRows, lines: Lines) -> np.ndarray:
     """Row ``start`` of each line (row 0: ``0 .. m``), the lines' cells side by side."""
     width = pairs.m[lines.pair] + 1
     line, column = _cells(width)
     start = lines.start[line]
-    stored = pairs.cell_start[lines.pair][line] + (np.maximum(start, 1) - 1) * width[line] + column
+    stored = matrices.step_start[np.maximum(start, 1) - 1] + matrices.line_start[lines.pair][line] + column
     return np.where(start > 0, matrices.costs[stored], column)
 
 
@@ -140,40 +115,41 @@ def compute_rows(pairs: Pairs, lines: Lines, first: np.ndarray) -> LineRows:
     width = pairs.m[pair] + 1
     line_start = np.cumsum(width) - width
     line, column = _cells(width)
-    given_start = np.cumsum(pairs.m[lines.pair] + 1) - (pairs.m[lines.pair] + 1)
-    first = first[given_start[order][line] + column]
+    given_width = pairs.m[lines.pair] + 1
+    first = first[(np.cumsum(given_width) - given_width)[order][line] + column]
     reference = np.where(column > 0, pairs.ref[np.maximum(pairs.ref_start[pair][line] + column - 1, 0)], -1)
-    below = -_LINE_OFFSET * line - column  # running minima restart at every line
-    no_diagonal = np.where(column == 0, UNREACHABLE, 0)
+    # an unreachable cell costs more than any path (and stays below twice that, plus what it adds up);
+    # each line's running minimum lies below the previous line's: int32 where that fits
+    unreachable = 1 << int(pairs.n.max(initial=0) + pairs.m.max(initial=0) + 2).bit_length()
+    line_offset = 4 * unreachable
+    dtype = np.int32 if (width.size + 1) * line_offset < 2**31 else np.int64
+    below = (-line_offset * line - column).astype(dtype)  # running minima restart at every line
+    first = first.astype(dtype)
     word_before = lines.word_start[order] + lines.start[order] - 1
     band_before = pairs.band.first_row[pair] + lines.start[order] - 1
     steps = int(work[0]) if work.size else 0
     at_work = np.searchsorted(-work, -np.arange(1, steps + 1), side="right")  # lines at work in each step
     cells_at_work = np.concatenate([line_start, [width.sum()]])[at_work]
     step_start = np.concatenate([[0], np.cumsum(cells_at_work)])
-    costs = np.empty(int(step_start[-1]), dtype=np.int64)
+    costs = np.empty(int(step_start[-1]), dtype=dtype)
     edits = np.empty(int(step_start[-1]), dtype=np.int8)
+    outside_cells, outside_start = _outside_beam(pairs.band, band_before, work, width, line_start)
     previous = first
     for step in range(steps):
         busy, size = at_work[step], cells_at_work[step]
-        cell_line = line[:size]
         word = lines.words[word_before[:busy] + step + 1]
-        row = band_before[:busy] + step + 1
-        lo, beam = pairs.band.lo[row], pairs.band.width[row]
-        diagonal = np.empty(size, dtype=np.int64)
-        diagonal[0] = UNREACHABLE
-        diagonal[1:] = previous[: size - 1]
-        diagonal += (word[cell_line] != reference[:size]) + no_diagonal[:size]
+        diagonal = np.empty(size, dtype=dtype)
+        np.add(previous[: size - 1], word[line[1:size]] != reference[1:size], out=diagonal[1:])
+        diagonal[line_start[:busy]] = unreachable
         above = previous[:size] + 1
         best = np.minimum(diagonal, above)
-        in_beam = (column[:size] - lo[cell_line]).astype(np.uint64) < beam[cell_line].astype(np.uint64)
-        best = np.where(in_beam, best, UNREACHABLE)
+        outside = outside_cells[outside_start[step] : outside_start[step + 1]]
+        best[outside] = unreachable
         offset = below[:size]
-        current = np.minimum.accumulate(best + offset) - offset
-        current = np.where(in_beam, current, UNREACHABLE)
-        here = slice(step_start[step], step_start[step] + size)
-        costs[here] = current
-        edits[here] = np.where(current < best, REFERENCE_WORD, above < diagonal)
+        current = costs[step_start[step] : step_start[step] + size]
+        np.subtract(np.minimum.accumulate(best + offset), offset, out=current)
+        current[outside] = unreachable
+        edits[step_start[step] : step_start[step] + size] = np.where(current < best, REFERENCE_WORD, above < diagonal)
         previous = current
     last = step_start[work - 1] + line_start + width - 1
     distance = np.empty(order.size, dtype=np.int64)
@@ -183,20 +159,43 @@ def compute_rows(pairs: Pairs, lines: Lines, first: np.ndarray) -> LineRows:
     return LineRows(costs, edits, step_start, unsorted_start, distance)
 
 
+def _outside_beam(
+    band: Band, row_before: np.ndarray, work: np.ndarray, width: np.ndarray, line_start: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The cells outside the beam at each step, of lines (longest ``work`` first) of ``width`` columns at
+    ``line_start`` whose beam rows follow ``row_before``: ``(cells, start)``, step ``t``'s cells (within
+    the step) being ``cells[start[t] : start[t + 1]]``. Short references have none.
+    """
+    cut = np.flatnonzero(width > BEAM_WIDTH)  # m + 1 <= 25 columns lie in every row's beam
+    line, step = _cells(work[cut])  # every (line, step) of lines whose beam may leave out columns
+    line = cut[line]
+    order = np.argsort(step, kind="stable")  # step after step, lines in order within each
+    line, step = line[order], step[order]
+    row = row_before[line] + step + 1
+    lo, beam = band.lo[row], band.width[row]
+    count = width[line] - beam
+    _, cell = _cells(count)
+    past_lo = cell >= np.repeat(lo, count)
+    cells = np.repeat(line_start[line], count) + cell + past_lo * np.repeat(beam, count)
+    steps = int(work[0]) if work.size else 0
+    start = np.concatenate([[0], np.cumsum(np.bincount(step, weights=count, minlength=steps).astype(np.int64))])
+    return cells, start
+
+
 def _cells(width: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The line and the column of every cell of lines of ``width`` cells side by side."""
     line = np.repeat(np.arange(width.size), width)
     return line, np.arange(line.size, dtype=np.int64) - (np.cumsum(width) - width)[line]
 
 
-def store_rows(pairs: Pairs, matrices: Matrices, lines: Lines, rows: LineRows, chosen: np.ndarray) -> None:
+def store_rows(pairs: Pairs, matrices: LineRows, lines: Lines, rows: LineRows, chosen: np.ndarray) -> None:
     """Write the rows computed for the ``chosen`` lines into their pairs' matrices."""
     pair, start = lines.pair[chosen], lines.start[chosen]
     width = pairs.m[pair] + 1
     line, cell = _cells((pairs.n[pair] - start) * width)
     step, column = cell // width[line], cell % width[line]
     source = rows.step_start[step] + rows.line_start[chosen][line] + column
-    target = pairs.cell_start[pair][line] + (start[line] + step) * width[line] + column
+    target = matrices.step_start[start[line] + step] + matrices.line_start[pair][line] + column
     matrices.costs[target] = rows.costs[source]
     matrices.edits[target] = rows.edits[source]
 
@@ -216,15 +215,14 @@ class Alignment(NamedTuple):
     ref_to_hyp: np.ndarray
 
 
-def alignment(pairs: Pairs, matrices: Matrices, active: np.ndarray) -> Alignment:
+def alignment(pairs: Pairs, matrices: LineRows, active: np.ndarray) -> Alignment:
     """The alignment of the ``active`` pairs' words along the edits that reach their last cells, traced
     back from the last cell (as sacrebleu's trace), all pairs a step at a time.
 
     Example:
         >>> pairs = pairs_of(np.array([1, 2]), np.array([2]), np.array([2, 1]), np.array([2]))
-        >>> matrices = Matrices(np.zeros(pairs.cells, np.int64), np.zeros(pairs.cells, np.int8))
         >>> lines = Lines(np.array([0]), pairs.hyp, np.array([0]), np.array([0]))
-        >>> store_rows(pairs, matrices, lines, compute_rows(pairs, lines, np.array([0, 1, 2])), np.array([0]))
+        >>> matrices = compute_rows(pairs, lines, np.array([0, 1, 2]))
         >>> found = alignment(pairs, matrices, np.array([0]))
         >>> found.hyp_wrong.tolist(), found.ref_wrong.tolist(), found.ref_to_hyp.tolist()
         ([True, True], [True, True], [0, 1])
@@ -232,28 +230,31 @@ def alignment(pairs: Pairs, matrices: Matrices, active: np.ndarray) -> Alignment
     hyp_wrong = np.zeros(pairs.hyp.size, dtype=bool)
     ref_wrong = np.zeros(pairs.ref.size, dtype=bool)
     ref_to_hyp = np.zeros(pairs.ref.size, dtype=np.int64)
-    i, j = pairs.n[active].copy(), pairs.m[active].copy()
-    width = j + 1
-    row_before = pairs.cell_start[active] - width
+    n, m = pairs.n[active], pairs.m[active]
+    i, j = n.copy(), m.copy()
+    row_start = np.concatenate([[0], matrices.step_start])  # row 0 reads a cell of row 1, then replaced
+    pair_start = matrices.line_start[active]
     steps = int((i + j).max()) if active.size else 0
     traced_edits = np.empty((steps, active.size), dtype=np.int8)
-    traced_i = np.empty((steps, active.size), dtype=np.int64)
-    traced_j = np.empty((steps, active.size), dtype=np.int64)
     for step in range(steps):
-        edit = np.where(i > 0, matrices.edits[np.maximum(row_before + i * width + j, 0)], REFERENCE_WORD)
-        edit[(i | j) == 0] = ORIGIN
-        traced_edits[step], traced_i[step], traced_j[step] = edit, i, j
-        i -= (edit == DIAGONAL) | (edit == HYPOTHESIS_WORD)
-        j -= (edit == DIAGONAL) | (edit == REFERENCE_WORD)
-    pair = np.broadcast_to(active, traced_edits.shape)
-    hyp_word = pairs.hyp_start[pair] + traced_i - 1
-    ref_word = pairs.ref_start[pair] + traced_j - 1
-    diagonal = traced_edits == DIAGONAL
-    substituted = diagonal.copy()
-    substituted[diagonal] = pairs.hyp[hyp_word[diagonal]] != pairs.ref[ref_word[diagonal]]
-    reads_hyp = diagonal | (traced_edits == HYPOTHESIS_WORD)
-    reads_ref = diagonal | (traced_edits == REFERENCE_WORD)
-    hyp_wrong[hyp_word[reads_hyp]] = (traced_edits == HYPOTHESIS_WORD)[reads_hyp] | substituted[reads_hyp]
-    ref_wrong[ref_word[reads_ref]] = (traced_edits == REFERENCE_WORD)[reads_ref] | substituted[reads_ref]
-    ref_to_hyp[ref_word[reads_ref]] = traced_i[reads_ref] - 1
+        edit = matrices.edits[row_start[i] + pair_start + j]
+        edit = np.where(i > 0, edit, np.where(j > 0, REFERENCE_WORD, ORIGIN))
+        traced_edits[step] = edit
+        i -= _READS_HYPOTHESIS[edit]
+        j -= _READS_REFERENCE[edit]
+    reads_hyp, reads_ref = _READS_HYPOTHESIS[traced_edits], _READS_REFERENCE[traced_edits]
+    traced_i = n - np.cumsum(reads_hyp, 0) + reads_hyp  # the cell each edit reaches
+    traced_j = m - np.cumsum(reads_ref, 0) + reads_ref
+    traced = np.flatnonzero(traced_edits != ORIGIN)  # the edits of each pair's path, steps after its end left out
+    edit, i, j = traced_edits.reshape(-1)[traced], traced_i.reshape(-1)[traced], traced_j.reshape(-1)[traced]
+    pair = active[traced % active.size]
+    hyp_word = pairs.hyp_start[pair] + i - 1
+    ref_word = pairs.ref_start[pair] + j - 1
+    wrong = edit != DIAGONAL
+    diagonal = np.flatnonzero(~wrong)
+    wrong[diagonal] = pairs.hyp[hyp_word[diagonal]] != pairs.ref[ref_word[diagonal]]
+    on_hyp, on_ref = np.flatnonzero(edit != REFERENCE_WORD), np.flatnonzero(edit != HYPOTHESIS_WORD)
+    hyp_wrong[hyp_word[on_hyp]] = wrong[on_hyp]
+    ref_wrong[ref_word[on_ref]] = wrong[on_ref]
+    ref_to_hyp[ref_word[on_ref]] = i[on_ref] - 1
     return Alignment(hyp_wrong, ref_wrong, ref_to_hyp)

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .edit_distance import Alignment, Lines, Matrices, Pairs, alignment, compute_rows, known_rows, pairs_of, store_rows
+from .edit_distance import Alignment, Lines, Pairs, alignment, compute_rows, known_rows, pairs_of, store_rows
 
 #: The longest block shifted.
 MAX_SHIFT_SIZE = 10
@@ -68,12 +68,10 @@ def edit_counts(hyp: np.ndarray, hyp_lengths: np.ndarray, ref: np.ndarray, ref_l
 def _searched_edits(pairs: Pairs) -> np.ndarray:
     """The edits of pairs of non-empty sides, shift rounds until no pair gains."""
     count = pairs.n.size
-    matrices = Matrices(np.empty(pairs.cells, dtype=np.int64), np.empty(pairs.cells, dtype=np.int8))
     everyone = np.arange(count)
-    lines = Lines(everyone, pairs.hyp, pairs.hyp_start, np.zeros(count, dtype=np.int64))
-    rows = compute_rows(pairs, lines, known_rows(pairs, matrices, lines))
-    store_rows(pairs, matrices, lines, rows, everyone)
-    distance = rows.distance
+    first_round = Lines(everyone, pairs.hyp, pairs.hyp_start, np.zeros(count, dtype=np.int64))
+    matrices = compute_rows(pairs, first_round, _first_rows(pairs.m))  # where later rounds keep their shifts
+    distance = matrices.distance.copy()
     shifts = np.zeros(count, dtype=np.int64)
     checked = np.zeros(count, dtype=np.int64)
     reference_order = _reference_order(pairs)
@@ -96,6 +94,12 @@ def _searched_edits(pairs: Pairs) -> np.ndarray:
         shifts[winners] += 1
         active = winners
     return shifts + distance
+
+
+def _first_rows(m: np.ndarray) -> np.ndarray:
+    """Row 0 of every pair's matrix (``0 .. m``: reference words inserted), side by side."""
+    width = m + 1
+    return np.arange(int(width.sum())) - np.repeat(np.cumsum(width) - width, width)
 
 
 def _reference_order(pairs: Pairs) -> tuple[np.ndarray, np.ndarray, int]:
