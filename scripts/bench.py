@@ -27,6 +27,8 @@ Workloads:
   the Rust ``bleuscore`` (``benchmarks/text.py``);
 * ``chrf``: chrF++ of the same systems from text (against sacrebleu's ``CHRF``) and from
   SentencePiece ids (against decoding every row and calling sacrebleu) (``benchmarks/chrf.py``);
+* ``ter``: TER of 2 systems x 800 sentences from text, against sacrebleu's ``TER`` and torchmetrics'
+  ``TranslationEditRate`` (``benchmarks/ter.py``);
 * ``grid``: synthetic batches of B x L from 32 to 1024, R = 1 and R = 4 references. The Python
   contenders run on a sample of the rows (their cost is per sentence), reported as throughput;
 * ``rl``: per-sentence BLEU of a 256 x 1024 batch, as an RL reward;
@@ -49,7 +51,7 @@ profiler of the ``memory`` workload.
 
 The parts live in ``scripts/benchmarks/``: ``common.py`` (ids, sizes), ``contenders.py``,
 ``data.py`` (the inputs), ``timing.py``, ``workloads.py`` and one module per workload on text or
-subwords (``text.py``, ``subwords.py``, ``chrf.py``).
+subwords (``text.py``, ``subwords.py``, ``chrf.py``, ``ter.py``).
 
 Usage:
     python scripts/bench.py [--quick] [--json PATH] [--plot PATH] [--device cpu|cuda]
@@ -81,6 +83,7 @@ from _device import usable_device
 from benchmarks.chrf import run_chrf
 from benchmarks.common import QUICK, cpu_name, workload_sizes
 from benchmarks.subwords import run_subwords
+from benchmarks.ter import run_ter
 from benchmarks.text import run_text
 from benchmarks.workloads import plot, run_grid, run_memory, run_rl, run_threads, run_update_latency, run_wmt17
 
@@ -142,6 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "subwords": run_subwords,
         "text": run_text,
         "chrf": run_chrf,
+        "ter": run_ter,
         "grid": run_grid,
         "rl": run_rl,
         "update": run_update_latency,

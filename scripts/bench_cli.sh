@@ -2,7 +2,8 @@
 # torch-bleu vs sacrebleu on the command line, WMT17 en-de systems (LIUM-NMT first = baseline):
 # * 4 systems, default BLEU (-m bleu: 13a tokenizer, exp smoothing), no significance test;
 # * the 16 systems, -tok none, BLEU and chrF++ (-m chrf -cw 2), each with --paired-bs -pbsn 2000 and
-#   with --paired-ar -parn 10000.
+#   with --paired-ar -parn 10000;
+# * the 16 systems, BLEU, chrF and TER together (-m bleu chrf ter), --paired-bs -pbsn 1000.
 # Per case: wall-clock seconds of the whole command (median of the repeats), the speed-up, and whether
 # the two print the same text (apart from the version in the signature).
 # Usage: [JOBS=N] bash scripts/bench_cli.sh [repeats] [extra torch-bleu options, e.g. --device cuda]
@@ -65,3 +66,4 @@ for metric in "-m bleu" "-m chrf -cw 2"; do
     run_case 16 "$test" -tok none -i $all_systems $metric -j "$jobs"
   done
 done
+run_case 16 "--paired-bs -pbsn 1000" -i $all_systems -m bleu chrf ter -j "$jobs"

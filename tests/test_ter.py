@@ -26,8 +26,7 @@ from torch_bleu.metrics.ter.shifts import edit_counts
 from torch_bleu.metrics.ter.statistics import LENGTH_UNIT
 
 sacrebleu = pytest.importorskip("sacrebleu")
-from sacrebleu.metrics import TER  # noqa: E402
-from sacrebleu.metrics import lib_ter  # noqa: E402
+from sacrebleu.metrics import TER, lib_ter  # noqa: E402
 
 CORPUS_LINES = CORPUS.read_text(encoding="utf-8").splitlines()
 CORPUS_WORDS = " ".join(CORPUS_LINES).split()
@@ -131,7 +130,23 @@ def test_long_shuffled_real_sentences_are_sacrebleus(seed, length):
 PIECES = [
     *"abcab.,!?'\"()-:;",
     *("the", "The", "cat", "'s", "n't", "3.5", "1,000", "3-4", "--", "é", "Ünïcode", "猫が", "ひらがな", "カタカナ"),
-    *(" ", "  ", "\t", "\u00a0", "\u3000", "\n", "\n-", "😀", "&amp;", "&quot;", "&lt;", "&gt;", "。", "，", "．"),
+    *(
+        " ",
+        "  ",
+        "\t",
+        "\u00a0",
+        "\u3000",
+        "\n",
+        "\n-",
+        "😀",
+        "&amp;",
+        "&quot;",
+        "&lt;",
+        "&gt;",
+        "。",
+        "\uff0c",
+        "\uff0e",
+    ),
 ]
 sentences = st.lists(st.sampled_from(PIECES), max_size=16).map("".join)
 

@@ -46,7 +46,7 @@ def band(hyp_lengths: np.ndarray, ref_lengths: np.ndarray) -> Band:
     row = np.arange(int(n.sum()), dtype=np.int64) - first_row[pair] + 1
     ratio = m / n  # float64 divisions and products, as sacrebleu's Python floats
     half = ratio / 2
-    beam = np.where(BEAM_WIDTH < half, np.ceil(half + BEAM_WIDTH), BEAM_WIDTH).astype(np.int64)
+    beam = np.where(half > BEAM_WIDTH, np.ceil(half + BEAM_WIDTH), BEAM_WIDTH).astype(np.int64)
     diagonal = np.floor(row * ratio[pair]).astype(np.int64)
     lo = np.maximum(diagonal - beam[pair], 0)
     hi = np.minimum(diagonal + beam[pair], m[pair] + 1)

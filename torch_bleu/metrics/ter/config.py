@@ -42,8 +42,8 @@ class TERConfig(MetricConfig):
         detokenizer: a :class:`~torch_bleu.Detokenizer` to score subword ids as their decoded text.
 
     Example:
-        >>> TERConfig(normalized=True).counting_description()
-        'normalized=True, no_punct=False, asian_support=False, case_sensitive=False, ignore_ids=(), eos_id=(), detokenizer=None'
+        >>> TERConfig(normalized=True).tercom_rules
+        True
         >>> TERConfig(eos_id=2)
         Traceback (most recent call last):
         ...

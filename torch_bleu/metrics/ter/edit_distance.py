@@ -22,7 +22,6 @@ import numpy as np
 
 from .band import BEAM_WIDTH, Band, band
 
-
 #: The edit that reaches a cell: both words (a match or a substitution), a hypothesis word (deleted),
 #: a reference word (inserted), or none (the origin).
 DIAGONAL, HYPOTHESIS_WORD, REFERENCE_WORD, ORIGIN = 0, 1, 2, 3
@@ -55,7 +54,9 @@ class Pairs(NamedTuple):
 
 def pairs_of(hyp: np.ndarray, n: np.ndarray, ref: np.ndarray, m: np.ndarray) -> Pairs:
     """Pairs of the words ``hyp`` (lengths ``n``) and ``ref`` (lengths ``m``), end to end."""
-    return Pairs(hyp.astype(np.int64, copy=True), np.cumsum(n) - n, n, ref.astype(np.int64), np.cumsum(m) - m, m, band(n, m))
+    return Pairs(
+        hyp.astype(np.int64, copy=True), np.cumsum(n) - n, n, ref.astype(np.int64), np.cumsum(m) - m, m, band(n, m)
+    )
 
 
 class Lines(NamedTuple):
@@ -192,10 +193,13 @@ def store_rows(pairs: Pairs, matrices: LineRows, lines: Lines, rows: LineRows, c
     """Write the rows computed for the ``chosen`` lines into their pairs' matrices."""
     pair, start = lines.pair[chosen], lines.start[chosen]
     width = pairs.m[pair] + 1
-    line, cell = _cells((pairs.n[pair] - start) * width)
-    step, column = cell // width[line], cell % width[line]
-    source = rows.step_start[step] + rows.line_start[chosen][line] + column
-    target = matrices.step_start[start[line] + step] + matrices.line_start[pair][line] + column
+    line, step = _cells(pairs.n[pair] - start)  # every (line, step) to write, then each of its cells
+    source_row = rows.step_start[step] + rows.line_start[chosen][line]
+    target_row = matrices.step_start[start[line] + step] + matrices.line_start[pair][line]
+    row_width = width[line]
+    _, column = _cells(row_width)
+    source = np.repeat(source_row, row_width) + column
+    target = source + np.repeat(target_row - source_row, row_width)
     matrices.costs[target] = rows.costs[source]
     matrices.edits[target] = rows.edits[source]
 
@@ -232,13 +236,16 @@ def alignment(pairs: Pairs, matrices: LineRows, active: np.ndarray) -> Alignment
     ref_to_hyp = np.zeros(pairs.ref.size, dtype=np.int64)
     n, m = pairs.n[active], pairs.m[active]
     i, j = n.copy(), m.copy()
-    row_start = np.concatenate([[0], matrices.step_start])  # row 0 reads a cell of row 1, then replaced
+    # row 0 after the rows: each pair's cells there are its origin, then inserted reference words
     pair_start = matrices.line_start[active]
+    row_zero = np.full(int(matrices.line_start.max(initial=0) + pairs.m.max(initial=0)) + 1, REFERENCE_WORD, np.int8)
+    row_zero[pair_start] = ORIGIN
+    edits = np.concatenate([matrices.edits, row_zero])
+    row_start = np.concatenate([[matrices.edits.size], matrices.step_start])
     steps = int((i + j).max()) if active.size else 0
     traced_edits = np.empty((steps, active.size), dtype=np.int8)
     for step in range(steps):
-        edit = matrices.edits[row_start[i] + pair_start + j]
-        edit = np.where(i > 0, edit, np.where(j > 0, REFERENCE_WORD, ORIGIN))
+        edit = edits[row_start[i] + pair_start + j]
         traced_edits[step] = edit
         i -= _READS_HYPOTHESIS[edit]
         j -= _READS_REFERENCE[edit]

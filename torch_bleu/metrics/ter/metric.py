@@ -41,7 +41,7 @@ class TERScore(ExactMetric):
     """
 
     higher_is_better = False
-    plot_upper_bound = None
+    plot_upper_bound = 2.0  # TER has no upper bound; plots show up to two edits per reference word
 
     config_class = TERConfig
     state_names = ("edits", "reference_length")

@@ -93,13 +93,15 @@ def _searched_edits(pairs: Pairs) -> np.ndarray:
         distance[winners] = rows.distance[best]
         shifts[winners] += 1
         active = winners
-    return shifts + distance
+    edits: np.ndarray = shifts + distance
+    return edits
 
 
 def _first_rows(m: np.ndarray) -> np.ndarray:
     """Row 0 of every pair's matrix (``0 .. m``: reference words inserted), side by side."""
     width = m + 1
-    return np.arange(int(width.sum())) - np.repeat(np.cumsum(width) - width, width)
+    row: np.ndarray = np.arange(int(width.sum())) - np.repeat(np.cumsum(width) - width, width)
+    return row
 
 
 def _reference_order(pairs: Pairs) -> tuple[np.ndarray, np.ndarray, int]:
@@ -124,7 +126,9 @@ def _candidates(
     first, last = np.searchsorted(sorted_keys, key, "left"), np.searchsorted(sorted_keys, key, "right")
     matches = last - first
     pair, start = np.repeat(pair, matches), np.repeat(start, matches)
-    ref_start = ref_position[np.arange(int(matches.sum())) - np.repeat(np.cumsum(matches) - matches, matches) + np.repeat(first, matches)]
+    ref_start = ref_position[
+        np.arange(int(matches.sum())) - np.repeat(np.cumsum(matches) - matches, matches) + np.repeat(first, matches)
+    ]
     near = np.abs(ref_start - start) <= MAX_SHIFT_DISTANCE
     pair, start, ref_start = pair[near], start[near], ref_start[near]
     # blocks of 1 .. run words from each match, the run as long as the words keep matching

@@ -35,9 +35,7 @@ def as_sentences(preds: Any, target: Any, config: TERConfig) -> tuple[list[str],
     batch, sources = chars.shape[:2]
     kept = np.ones((batch, sources - 1), dtype=bool) if present is None else to_host(present)
     hypotheses = [texts[index * sources] for index in range(batch)]
-    references = [
-        [texts[index * sources + 1 + slot] for slot in np.flatnonzero(kept[index])] for index in range(batch)
-    ]
+    references = [[texts[index * sources + 1 + slot] for slot in np.flatnonzero(kept[index])] for index in range(batch)]
     return hypotheses, references
 
 
