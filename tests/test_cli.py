@@ -165,6 +165,16 @@ SAME_AS_SACREBLEU = [
     ["ref_1", "ref_2", "-i", "hyp_a", "hyp_b", "hyp_c", "-m", "bleu", "chrf", "-par", "-parn", "300", "-j", "3"],
     ["ref_1", "-i", "hyp_b", "-m", "chrf", "-ci", "-cin", "200"],
     ["ref_1", "ref_2", "-i", "hyp_a", "-sl", "-m", "chrf", "-f", "text", "-w", "3"],
+    # TER, alone and beside BLEU and chrF (sacrebleu's JSON of a paired bootstrap with TER fails as with chrF)
+    ["ref_1", "-i", "hyp_a", "-m", "ter"],
+    ["ref_1", "ref_2", "-i", "hyp_b", "-m", "ter", "--ter-normalized", "--ter-case-sensitive", "-f", "text"],
+    ["ref_1", "-i", "hyp_a", "-m", "ter", "--ter-no-punct", "--ter-asian-support", "-sh", "-w", "4"],
+    ["ref_1", "-i", "hyp_a", "hyp_b", "hyp_c", "-m", "bleu", "chrf", "ter"],
+    ["ref_1", "-i", "hyp_a", "hyp_b", "hyp_c", "-m", "ter", "bleu", "-f", "latex"],
+    ["ref_1", "ref_2", "-i", "hyp_a", "hyp_b", "hyp_c", "-m", "ter", "chrf", "-pbs", "-pbsn", "150", "-f", "text"],
+    ["ref_1", "-i", "hyp_a", "hyp_b", "hyp_c", "-m", "ter", "bleu", "--paired-ar", "-parn", "300"],
+    ["ref_1", "-i", "hyp_b", "-m", "ter", "-ci", "-cin", "200", "-f", "text"],
+    ["ref_1", "ref_2", "-i", "hyp_a", "-sl", "-m", "ter", "-f", "text", "-w", "3"],
 ]
 
 

@@ -1,10 +1,10 @@
-"""BLEUScore and CHRFScore under real ``torch.distributed`` process groups (gloo on CPU, 2 and 3 ranks).
+"""BLEUScore, CHRFScore and TERScore under real ``torch.distributed`` process groups (gloo on CPU, 2 and 3 ranks).
 
 Each test starts one group of processes that runs every scenario of that world size and saves what
 each rank saw; the assertions then run in the test process against a single-process metric and
 sacrebleu. Scenarios: uneven shards, a rank without any data, a different batch size on each rank,
 ``DistributedSampler``'s padding left out with ``update(..., weight=...)``, and states summed past
-2**53; and chrF++ of strings with two references per sentence, sharded the same ways.
+2**53; and chrF++ and TER of strings with two references per sentence, sharded the same ways.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 from torch.utils.data import DataLoader, DistributedSampler
 
-from torch_bleu import BLEUScore, CHRFScore
+from torch_bleu import BLEUScore, CHRFScore, TERScore
 
 sacrebleu = pytest.importorskip("sacrebleu")
 
@@ -163,6 +163,13 @@ def _evaluate_on_rank(rank: int, world_size: int, store: str, out_dir: str) -> N
         chrf.sync()
         chrf_synced = chrf.statistics.tolist()
         chrf.unsync()
+        ter = TERScore()
+        for first in range(0, len(shard), batch_sizes[rank]):
+            batch = [texts[i] for i in shard_order[first : first + batch_sizes[rank]]]
+            ter.update([hyp for hyp, _ in batch], [refs for _, refs in batch])
+        ter.sync()
+        ter_synced = [ter.edits.item(), ter.reference_length.item()]
+        ter.unsync()
         results["scenarios"].append(
             {
                 "score": score,
@@ -171,6 +178,8 @@ def _evaluate_on_rank(rank: int, world_size: int, store: str, out_dir: str) -> N
                 "after_compute": states_of(metric),
                 "chrf_synced": chrf_synced,
                 "chrf_score": chrf.compute().item(),
+                "ter_synced": ter_synced,
+                "ter_score": ter.compute().item(),
             }
         )
 
@@ -287,3 +296,19 @@ def test_states_summed_across_ranks_stay_exact_past_2_pow_53(ranks):
     for result in (rank["large"] for rank in ranks):
         assert result["synced"] == {name: value.reshape(-1).tolist() for name, value in expected.items()}
         assert result["score"] == pytest.approx(reference.score / 100, rel=1e-12)
+
+
+def test_ter_states_are_summed_across_ranks(ranks):
+    texts = text_corpus()
+    whole = TERScore()
+    whole.update([hyp for hyp, _ in texts], [refs for _, refs in texts])
+    theirs = sacrebleu.metrics.TER().corpus_score(
+        [hyp for hyp, _ in texts], [[refs[0] for _, refs in texts], [refs[1] for _, refs in texts]]
+    )
+    assert whole.edits.item() == theirs.num_edits
+    assert whole.compute().item() * 100 == pytest.approx(theirs.score, abs=1e-9)
+    for scenario in range(len(SCENARIOS[len(ranks)])):
+        for rank in ranks:
+            seen = rank["scenarios"][scenario]
+            assert seen["ter_synced"] == [whole.edits.item(), whole.reference_length.item()]
+            assert seen["ter_score"] == whole.compute().item()
