@@ -110,7 +110,9 @@ def test_the_command_line_knows_metrics_only_through_its_registry():
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Compare):
                 constants = [part for part in (node.left, *node.comparators) if isinstance(part, ast.Constant)]
-                assert not [c.value for c in constants if c.value in ("bleu", "chrf", "ter")], f"{path.name}: a metric branch"
+                assert not [c.value for c in constants if c.value in ("bleu", "chrf", "ter")], (
+                    f"{path.name}: a metric branch"
+                )
 
 
 def test_significance_imports_no_metric():
