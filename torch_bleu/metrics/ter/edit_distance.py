@@ -94,7 +94,7 @@ class LineRows(NamedTuple):
 def known_rows(pairs: Pairs, matrices: LineRows, lines: Lines) -> np.ndarray:
     """Row ``start`` of each line (row 0: ``0 .. m``), the lines' cells side by side."""
     width = pairs.m[lines.pair] + 1
-    line, column = _cells(width)
+    line, column = cells_of(width)
     start = lines.start[line]
     stored = matrices.step_start[np.maximum(start, 1) - 1] + matrices.line_start[lines.pair][line] + column
     return np.where(start > 0, matrices.costs[stored], column)
@@ -115,7 +115,7 @@ def compute_rows(pairs: Pairs, lines: Lines, first: np.ndarray) -> LineRows:
     pair, work = lines.pair[order], work[order]
     width = pairs.m[pair] + 1
     line_start = np.cumsum(width) - width
-    line, column = _cells(width)
+    line, column = cells_of(width)
     given_width = pairs.m[lines.pair] + 1
     first = first[(np.cumsum(given_width) - given_width)[order][line] + column]
     reference = np.where(column > 0, pairs.ref[np.maximum(pairs.ref_start[pair][line] + column - 1, 0)], -1)
@@ -168,14 +168,14 @@ def _outside_beam(
     the step) being ``cells[start[t] : start[t + 1]]``. Short references have none.
     """
     cut = np.flatnonzero(width > BEAM_WIDTH)  # m + 1 <= 25 columns lie in every row's beam
-    line, step = _cells(work[cut])  # every (line, step) of lines whose beam may leave out columns
+    line, step = cells_of(work[cut])  # every (line, step) of lines whose beam may leave out columns
     line = cut[line]
     order = np.argsort(step, kind="stable")  # step after step, lines in order within each
     line, step = line[order], step[order]
     row = row_before[line] + step + 1
     lo, beam = band.lo[row], band.width[row]
     count = width[line] - beam
-    _, cell = _cells(count)
+    _, cell = cells_of(count)
     past_lo = cell >= np.repeat(lo, count)
     cells = np.repeat(line_start[line], count) + cell + past_lo * np.repeat(beam, count)
     steps = int(work[0]) if work.size else 0
@@ -183,7 +183,7 @@ def _outside_beam(
     return cells, start
 
 
-def _cells(width: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def cells_of(width: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The line and the column of every cell of lines of ``width`` cells side by side."""
     line = np.repeat(np.arange(width.size), width)
     return line, np.arange(line.size, dtype=np.int64) - (np.cumsum(width) - width)[line]
@@ -193,11 +193,11 @@ def store_rows(pairs: Pairs, matrices: LineRows, lines: Lines, rows: LineRows, c
     """Write the rows computed for the ``chosen`` lines into their pairs' matrices."""
     pair, start = lines.pair[chosen], lines.start[chosen]
     width = pairs.m[pair] + 1
-    line, step = _cells(pairs.n[pair] - start)  # every (line, step) to write, then each of its cells
+    line, step = cells_of(pairs.n[pair] - start)  # every (line, step) to write, then each of its cells
     source_row = rows.step_start[step] + rows.line_start[chosen][line]
     target_row = matrices.step_start[start[line] + step] + matrices.line_start[pair][line]
     row_width = width[line]
-    _, column = _cells(row_width)
+    _, column = cells_of(row_width)
     source = np.repeat(source_row, row_width) + column
     target = source + np.repeat(target_row - source_row, row_width)
     matrices.costs[target] = rows.costs[source]

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .edit_distance import Alignment, Lines, Pairs, alignment, compute_rows, known_rows, pairs_of, store_rows
+from .edit_distance import Alignment, Lines, Pairs, alignment, cells_of, compute_rows, known_rows, pairs_of, store_rows
 
 #: The longest block shifted.
 MAX_SHIFT_SIZE = 10
@@ -99,9 +99,7 @@ def _searched_edits(pairs: Pairs) -> np.ndarray:
 
 def _first_rows(m: np.ndarray) -> np.ndarray:
     """Row 0 of every pair's matrix (``0 .. m``: reference words inserted), side by side."""
-    width = m + 1
-    row: np.ndarray = np.arange(int(width.sum())) - np.repeat(np.cumsum(width) - width, width)
-    return row
+    return cells_of(m + 1)[1]
 
 
 def _reference_order(pairs: Pairs) -> tuple[np.ndarray, np.ndarray, int]:
