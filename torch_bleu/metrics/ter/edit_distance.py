@@ -22,12 +22,12 @@ import numpy as np
 
 from .band import BEAM_WIDTH, Band, band
 
-#: The edit that reaches a cell: both words (a match or a substitution), a hypothesis word (deleted),
-#: a reference word (inserted), or none (the origin).
-DIAGONAL, HYPOTHESIS_WORD, REFERENCE_WORD, ORIGIN = 0, 1, 2, 3
-#: Whether each edit reads a hypothesis word, and a reference word.
-_READS_HYPOTHESIS = np.array([1, 1, 0, 0], dtype=np.int64)
-_READS_REFERENCE = np.array([1, 0, 1, 0], dtype=np.int64)
+#: The edit that reaches a cell, as a code: both words (a match or a substitution), a hypothesis word
+#: (deleted), a reference word (inserted: bit 1, whatever bit 0 holds), or none (the origin).
+DIAGONAL, HYPOTHESIS_WORD, REFERENCE_WORD, ORIGIN = 0, 1, 2, 4
+#: Whether each code reads a hypothesis word, and a reference word.
+_READS_HYPOTHESIS = np.array([1, 1, 0, 0, 0], dtype=np.int64)
+_READS_REFERENCE = np.array([1, 0, 1, 1, 0], dtype=np.int64)
 
 
 class Pairs(NamedTuple):
@@ -79,15 +79,17 @@ class LineRows(NamedTuple):
     """The rows computed for lines, step after step (step ``t``, from 0, is row ``start + t + 1``), with
     the edit that reached each cell.
 
-    Cell ``j`` of step ``t`` of line ``l`` is at ``step_start[t] + line_start[l] + j``. The rows of
-    every pair from row 1 (the first round's) are the pairs' matrices, where later rounds write the
-    rows of the shifts they keep.
+    Cell ``j`` of step ``t`` of line ``l`` is at ``step_start[t] + line_start[l] + j``; its cost is
+    ``costs`` there plus ``j`` plus ``lowered[l]`` (the costs kept lowered, as they are computed). The
+    rows of every pair from row 1 (the first round's) are the pairs' matrices, where later rounds write
+    the rows of the shifts they keep.
     """
 
     costs: np.ndarray
     edits: np.ndarray
     step_start: np.ndarray
     line_start: np.ndarray
+    lowered: np.ndarray
     distance: np.ndarray
 
 
@@ -97,7 +99,7 @@ def known_rows(pairs: Pairs, matrices: LineRows, lines: Lines) -> np.ndarray:
     line, column = cells_of(width)
     start = lines.start[line]
     stored = matrices.step_start[np.maximum(start, 1) - 1] + matrices.line_start[lines.pair][line] + column
-    return np.where(start > 0, matrices.costs[stored], column)
+    return np.where(start > 0, matrices.costs[stored] + column + matrices.lowered[lines.pair][line], column)
 
 
 def compute_rows(pairs: Pairs, lines: Lines, first: np.ndarray) -> LineRows:
@@ -108,7 +110,9 @@ def compute_rows(pairs: Pairs, lines: Lines, first: np.ndarray) -> LineRows:
         >>> lines = Lines(np.array([0]), pairs.hyp, np.array([0]), np.array([0]))
         >>> rows = compute_rows(pairs, lines, np.array([0, 1, 2]))
         >>> rows.costs.tolist(), rows.edits.tolist(), rows.distance.tolist()
-        ([1, 1, 1, 2, 1, 2], [1, 0, 0, 1, 0, 0], [2])
+        ([1, 0, -1, 2, 0, 0], [1, 0, 0, 1, 0, 0], [2])
+        >>> (rows.costs + np.tile([0, 1, 2], 2) + rows.lowered[0]).tolist()  # the cells' costs
+        [1, 1, 1, 2, 1, 2]
     """
     work = pairs.n[lines.pair] - lines.start
     order = np.argsort(-work, kind="stable")  # longest work first: the lines at work are a prefix
@@ -120,12 +124,13 @@ def compute_rows(pairs: Pairs, lines: Lines, first: np.ndarray) -> LineRows:
     first = first[(np.cumsum(given_width) - given_width)[order][line] + column]
     reference = np.where(column > 0, pairs.ref[np.maximum(pairs.ref_start[pair][line] + column - 1, 0)], -1)
     # an unreachable cell costs more than any path (and stays below twice that, plus what it adds up);
-    # each line's running minimum lies below the previous line's: int32 where that fits
+    # each line's costs lie below the previous line's (lowered by line_offset per line): int32 where that fits
     unreachable = 1 << int(pairs.n.max(initial=0) + pairs.m.max(initial=0) + 2).bit_length()
     line_offset = 4 * unreachable
     dtype = np.int32 if (width.size + 1) * line_offset < 2**31 else np.int64
-    below = (-line_offset * line - column).astype(dtype)  # running minima restart at every line
-    first = first.astype(dtype)
+    lowered = line_offset * np.arange(width.size)
+    below = (-lowered[line] - column).astype(dtype)
+    reference = reference.astype(dtype)
     word_before = lines.word_start[order] + lines.start[order] - 1
     band_before = pairs.band.first_row[pair] + lines.start[order] - 1
     steps = int(work[0]) if work.size else 0
@@ -135,29 +140,60 @@ def compute_rows(pairs: Pairs, lines: Lines, first: np.ndarray) -> LineRows:
     costs = np.empty(int(step_start[-1]), dtype=dtype)
     edits = np.empty(int(step_start[-1]), dtype=np.int8)
     outside_cells, outside_start = _outside_beam(pairs.band, band_before, work, width, line_start)
-    previous = first
+    outside_costs = below[outside_cells] + unreachable
+    line_unreachable = (unreachable - lowered).astype(dtype)  # column 0 of each line, diagonally
+    doublings = _doublings(pairs, width, at_work).tolist()
+    previous = first.astype(dtype) + below
+    spare = np.empty(int(cells_at_work[0]) if steps else 0, dtype=dtype)
     for step in range(steps):
-        busy, size = at_work[step], cells_at_work[step]
-        word = lines.words[word_before[:busy] + step + 1]
+        busy, size, at = at_work[step], cells_at_work[step], step_start[step]
+        word = lines.words[word_before[:busy] + step + 1].astype(dtype)
+        same = np.repeat(word, width[:busy]) == reference[:size]
         diagonal = np.empty(size, dtype=dtype)
-        np.add(previous[: size - 1], word[line[1:size]] != reference[1:size], out=diagonal[1:])
-        diagonal[line_start[:busy]] = unreachable
+        np.subtract(previous[: size - 1], same[1:], out=diagonal[1:])
+        diagonal[line_start[:busy]] = line_unreachable[:busy]
         above = previous[:size] + 1
         best = np.minimum(diagonal, above)
         outside = outside_cells[outside_start[step] : outside_start[step + 1]]
-        best[outside] = unreachable
-        offset = below[:size]
-        current = costs[step_start[step] : step_start[step] + size]
-        np.subtract(np.minimum.accumulate(best + offset), offset, out=current)
-        current[outside] = unreachable
-        edits[step_start[step] : step_start[step] + size] = np.where(current < best, REFERENCE_WORD, above < diagonal)
+        unreachable_outside = outside_costs[outside_start[step] : outside_start[step + 1]]
+        best[outside] = unreachable_outside
+        current = costs[at : at + size]
+        _prefix_minimum(best, doublings[step], out=current, spare=spare[:size])
+        current[outside] = unreachable_outside
+        code = edits[at : at + size]
+        np.less(current, best, out=code.view(np.bool_))
+        np.add(code, code, out=code)  # 2: inserted (reached from the left)
+        np.bitwise_or(code, np.less(above, diagonal).view(np.int8), out=code)  # 1: deleted (from above)
         previous = current
     last = step_start[work - 1] + line_start + width - 1
     distance = np.empty(order.size, dtype=np.int64)
-    distance[order] = costs[last]
-    unsorted_start = np.empty_like(line_start)
-    unsorted_start[order] = line_start
-    return LineRows(costs, edits, step_start, unsorted_start, distance)
+    distance[order] = costs[last] + width - 1 + lowered
+    unsorted_start, unsorted_lowered = np.empty_like(line_start), np.empty_like(lowered)
+    unsorted_start[order], unsorted_lowered[order] = line_start, lowered
+    return LineRows(costs, edits, step_start, unsorted_start, unsorted_lowered, distance)
+
+
+def _doublings(pairs: Pairs, width: np.ndarray, at_work: np.ndarray) -> np.ndarray:
+    """How many doublings of a window cover the longest run of insertions within a row, at each step:
+    the widest row of the ``at_work`` first lines (of ``width`` columns), or the widest beam."""
+    widest = np.minimum(np.maximum.accumulate(width)[at_work - 1], pairs.band.width.max(initial=1))
+    return np.frexp(widest - 1)[1]  # bit lengths
+
+
+def _prefix_minimum(values: np.ndarray, doublings: int, out: np.ndarray, spare: np.ndarray) -> None:
+    """The running minimum of ``values`` over windows of ``2 ** doublings`` cells into ``out`` (a window
+    as wide as a line is the line's running minimum, since each line's costs lie below the previous
+    line's), a window doubled at a time in vectorized passes."""
+    if doublings % 2:
+        source, target = spare, out  # the last pass writes out
+    else:
+        source, target = out, spare
+    source[:] = values
+    for doubling in range(doublings):
+        shift = 1 << doubling
+        target[:shift] = source[:shift]
+        np.minimum(source[shift:], source[:-shift], out=target[shift:])
+        source, target = target, source
 
 
 def _outside_beam(
@@ -168,17 +204,16 @@ def _outside_beam(
     the step) being ``cells[start[t] : start[t + 1]]``. Short references have none.
     """
     cut = np.flatnonzero(width > BEAM_WIDTH)  # m + 1 <= 25 columns lie in every row's beam
-    line, step = cells_of(work[cut])  # every (line, step) of lines whose beam may leave out columns
-    line = cut[line]
-    order = np.argsort(step, kind="stable")  # step after step, lines in order within each
-    line, step = line[order], step[order]
+    steps = int(work[0]) if work.size else 0
+    at_work = np.searchsorted(-work[cut], -np.arange(1, steps + 1), side="right")  # a prefix of them
+    step, index = cells_of(at_work)  # every (step, line) of lines whose beam may leave out columns
+    line = cut[index]
     row = row_before[line] + step + 1
     lo, beam = band.lo[row], band.width[row]
     count = width[line] - beam
     _, cell = cells_of(count)
     past_lo = cell >= np.repeat(lo, count)
     cells = np.repeat(line_start[line], count) + cell + past_lo * np.repeat(beam, count)
-    steps = int(work[0]) if work.size else 0
     start = np.concatenate([[0], np.cumsum(np.bincount(step, weights=count, minlength=steps).astype(np.int64))])
     return cells, start
 
@@ -200,7 +235,8 @@ def store_rows(pairs: Pairs, matrices: LineRows, lines: Lines, rows: LineRows, c
     _, column = cells_of(row_width)
     source = np.repeat(source_row, row_width) + column
     target = source + np.repeat(target_row - source_row, row_width)
-    matrices.costs[target] = rows.costs[source]
+    raised = np.repeat((rows.lowered[chosen] - matrices.lowered[pair])[line], row_width)
+    matrices.costs[target] = rows.costs[source] + raised.astype(rows.costs.dtype)
     matrices.edits[target] = rows.edits[source]
 
 
@@ -242,9 +278,12 @@ def alignment(pairs: Pairs, matrices: LineRows, active: np.ndarray) -> Alignment
     row_zero[pair_start] = ORIGIN
     edits = np.concatenate([matrices.edits, row_zero])
     row_start = np.concatenate([[matrices.edits.size], matrices.step_start])
-    steps = int((i + j).max()) if active.size else 0
-    traced_edits = np.empty((steps, active.size), dtype=np.int8)
+    steps = int((i + j).max()) if active.size else 0  # the longest path there could be
+    traced_edits = np.full((steps, active.size), ORIGIN, dtype=np.int8)
     for step in range(steps):
+        if step % 8 == 0 and not (i + j).any():  # every path traced
+            traced_edits = traced_edits[:step]
+            break
         edit = edits[row_start[i] + pair_start + j]
         traced_edits[step] = edit
         i -= _READS_HYPOTHESIS[edit]
@@ -260,7 +299,7 @@ def alignment(pairs: Pairs, matrices: LineRows, active: np.ndarray) -> Alignment
     wrong = edit != DIAGONAL
     diagonal = np.flatnonzero(~wrong)
     wrong[diagonal] = pairs.hyp[hyp_word[diagonal]] != pairs.ref[ref_word[diagonal]]
-    on_hyp, on_ref = np.flatnonzero(edit != REFERENCE_WORD), np.flatnonzero(edit != HYPOTHESIS_WORD)
+    on_hyp, on_ref = np.flatnonzero(_READS_HYPOTHESIS[edit]), np.flatnonzero(_READS_REFERENCE[edit])
     hyp_wrong[hyp_word[on_hyp]] = wrong[on_hyp]
     ref_wrong[ref_word[on_ref]] = wrong[on_ref]
     ref_to_hyp[ref_word[on_ref]] = i[on_ref] - 1
