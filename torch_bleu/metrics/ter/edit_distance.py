@@ -177,7 +177,8 @@ def _doublings(pairs: Pairs, width: np.ndarray, at_work: np.ndarray) -> np.ndarr
     """How many doublings of a window cover the longest run of insertions within a row, at each step:
     the widest row of the ``at_work`` first lines (of ``width`` columns), or the widest beam."""
     widest = np.minimum(np.maximum.accumulate(width)[at_work - 1], pairs.band.width.max(initial=1))
-    return np.frexp(widest - 1)[1]  # bit lengths
+    bit_lengths: np.ndarray = np.frexp(widest - 1)[1]
+    return bit_lengths
 
 
 def _prefix_minimum(values: np.ndarray, doublings: int, out: np.ndarray, spare: np.ndarray) -> None:
