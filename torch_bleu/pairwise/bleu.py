@@ -1,0 +1,82 @@
+"""Pairwise BLEU: the sentence BLEU of every candidate against every reference of its source.
+
+Strings are tokenized as sacrebleu tokenizes them (:func:`~torch_bleu.text.lines.tokenized_lines`),
+subword ids are decoded first; plain ids are counted where they are, on their device. Each row's
+n-grams are counted once and the matches of all pairs come from
+:func:`~torch_bleu.engine.cross_matches.cross_matches`; the scores are those of
+:func:`~torch_bleu.bleu_from_statistics`, so every smoothing and ``effective_order`` apply.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from ..engine.cross_matches import GroupedRows, cross_matches, side_lengths
+from ..metrics.bleu.config import BLEUConfig
+from ..metrics.bleu.score import bleu_from_statistics
+from ..metrics.bleu.statistics import assemble_statistics
+from ..text.lines import tokenized_lines
+from .inputs import decoded_strings, grouped_ids, grouped_strings
+
+
+def pairwise_bleu(candidates: Any, references: Any = None, **options: Any) -> Tensor:
+    """``(S, N, M)`` float64: the BLEU of candidate ``i`` of source ``s`` against its reference ``j`` alone,
+    equal to sacrebleu's ``BLEU(...).sentence_score(candidate, [reference]).score / 100``.
+
+    Args:
+        candidates: ``S`` lists of candidate strings (``N_s`` each, any number); or an ``(S, N, L)``
+            integer tensor of token ids (padding dropped through ``ignore_ids``, rows cut at ``eos_id``),
+            subword ids with ``detokenizer=``.
+        references: ``S`` lists of reference strings (``M_s`` each), or ``(S, M, L)`` ids; ``None`` (the
+            default) scores the candidates against each other.
+        **options: any option of :class:`~torch_bleu.BLEUConfig` (``smoothing``, ``effective_order``,
+            ``max_order``, ``tokenize``, ``lowercase``, ``ignore_ids``, ``eos_id``, ``detokenizer``, ...).
+            Strings are tokenized with ``tokenize="13a"`` unless told otherwise, as sacrebleu's ``BLEU()``
+            tokenizes them; sacrebleu's ``BLEU()`` also smooths with ``"exp"``, which ``smoothing="exp"``
+            gives here (the default, as everywhere in torch-bleu, is ``"none"``).
+
+    Returns:
+        ``N`` and ``M`` are the most candidates and references of a source; entries past a source's own
+        are NaN. On the device of id input, else on the CPU.
+
+    Example:
+        >>> scores = pairwise_bleu([["the cat sat on the mat", "the cat sat on a mat"]], effective_order=True)
+        >>> [[round(score, 4) for score in row] for row in scores[0].tolist()]
+        [[1.0, 0.5373], [0.5373, 1.0]]
+        >>> ids = torch.tensor([[[5, 6, 7, 0], [5, 6, 8, 0]]])
+        >>> pairwise_bleu(ids, ignore_ids=[0], max_order=2)[0].tolist()
+        [[1.0, 0.5773502691896257], [0.5773502691896257, 1.0]]
+    """
+    as_ids = isinstance(candidates, Tensor)
+    if not as_ids or options.get("detokenizer") is not None:
+        options.setdefault("tokenize", "13a")
+    config = BLEUConfig.from_options(options)
+    rows = _token_rows(candidates, references, config)
+    matches = cross_matches(rows, config.statistics_order)
+    candidate_lengths, reference_lengths, present = side_lengths(rows)
+    shape = matches.shape[:-1]
+    statistics = assemble_statistics(
+        matches, candidate_lengths[:, :, None].expand(shape), reference_lengths[:, None, :, None].expand(*shape, 1), None, config
+    )
+    scores: Tensor = bleu_from_statistics(*statistics, config)
+    device = candidates.device if as_ids else torch.device("cpu")
+    return torch.where(present, scores, torch.nan).to(device)
+
+
+def _token_rows(candidates: Any, references: Any, config: BLEUConfig) -> GroupedRows:
+    """The rows of every source as tokens: words of strings (or of decoded subwords), or kept ids."""
+    if isinstance(candidates, Tensor):
+        rows, keep, counts, reference_counts = grouped_ids(candidates, references, config.ignore_ids, config.eos_ids)
+        if config.detokenizer is None:
+            tokens = torch.unique(rows[keep], return_inverse=True)[1]
+            return GroupedRows(tokens, keep.sum(1), counts, reference_counts)
+        texts = decoded_strings(rows, keep, config.detokenizer)
+    else:
+        grouped = grouped_strings(candidates, references)
+        texts, counts, reference_counts = grouped.rows, grouped.candidates, grouped.references
+    assert config.tokenize is not None
+    words = tokenized_lines(texts, config.tokenize, config.lowercase)
+    return GroupedRows(torch.from_numpy(words.ids), torch.from_numpy(words.lengths), counts, reference_counts)
