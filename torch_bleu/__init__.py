@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     from .metrics.ter.config import TERConfig
     from .metrics.ter.functional import corpus_ter, sentence_ter
     from .metrics.ter.metric import TERScore
+    from .pairwise.bleu import pairwise_bleu
+    from .pairwise.chrf import pairwise_chrf
+    from .pairwise.selection import mbr_select, self_bleu
+    from .rewards import SentenceReward
 
 __all__ = [
     "BLEUConfig",
@@ -32,6 +36,7 @@ __all__ = [
     "CHRFConfig",
     "CHRFScore",
     "Detokenizer",
+    "SentenceReward",
     "SentenceStatistics",
     "TERConfig",
     "TERScore",
@@ -40,6 +45,10 @@ __all__ = [
     "corpus_bleu",
     "corpus_chrf",
     "corpus_ter",
+    "mbr_select",
+    "pairwise_bleu",
+    "pairwise_chrf",
+    "self_bleu",
     "sentence_bleu",
     "sentence_chrf",
     "sentence_statistics",
@@ -54,6 +63,7 @@ _LAZY_MODULES = {
     "CHRFConfig": "metrics.chrf.config",
     "CHRFScore": "metrics.chrf.metric",
     "Detokenizer": "detokenize.detokenizer",
+    "SentenceReward": "rewards",
     "SentenceStatistics": "metrics.bleu.statistics",
     "TERConfig": "metrics.ter.config",
     "TERScore": "metrics.ter.metric",
@@ -61,6 +71,10 @@ _LAZY_MODULES = {
     "corpus_bleu": "metrics.bleu.functional",
     "corpus_chrf": "metrics.chrf.functional",
     "corpus_ter": "metrics.ter.functional",
+    "mbr_select": "pairwise.selection",
+    "pairwise_bleu": "pairwise.bleu",
+    "pairwise_chrf": "pairwise.chrf",
+    "self_bleu": "pairwise.selection",
     "sentence_bleu": "metrics.bleu.functional",
     "sentence_chrf": "metrics.chrf.functional",
     "sentence_statistics": "metrics.bleu.functional",

@@ -47,7 +47,8 @@ def cross_matches(rows: GroupedRows, max_order: int) -> Tensor:
     ``j``, per order (``N``, ``M``: the most candidates and references of a source; 0 past a source's own).
 
     Example:
-        >>> rows = GroupedRows(torch.tensor([1, 2, 2, 1, 2, 2]), torch.tensor([3, 1, 2]), torch.tensor([1]), torch.tensor([2]))
+        >>> tokens, lengths = torch.tensor([1, 2, 2, 1, 2, 2]), torch.tensor([3, 1, 2])
+        >>> rows = GroupedRows(tokens, lengths, candidates=torch.tensor([1]), references=torch.tensor([2]))
         >>> cross_matches(rows, 2).tolist()  # candidate "1 2 2" against "2" and "1 2"
         [[[[1, 0], [2, 1]]]]
         >>> shared = GroupedRows(torch.tensor([1, 2, 2, 1, 2]), torch.tensor([3, 2]), torch.tensor([2]), None)
@@ -86,7 +87,9 @@ class _Layout:
         self.sources = rows.candidates.shape[0]
         per_source = rows.candidates + references
         self.source = torch.repeat_interleave(torch.arange(self.sources, device=device), per_source)
-        local = torch.arange(self.source.shape[0], device=device) - (torch.cumsum(per_source, 0) - per_source)[self.source]
+        local = (
+            torch.arange(self.source.shape[0], device=device) - (torch.cumsum(per_source, 0) - per_source)[self.source]
+        )
         self.is_reference = local >= rows.candidates[self.source]
         self.index = torch.where(self.is_reference, local - rows.candidates[self.source], local)
         self.width = int(rows.candidates.max()) if self.sources else 0
@@ -161,7 +164,12 @@ class _Cells(NamedTuple):
         first_source, last_source, first_column, columns = corner
         block = torch.zeros((last_source - first_source, rows, columns), dtype=torch.float32, device=self.source.device)
         cells = self
-        if first_source > 0 or last_source < self.columns.shape[0] or first_column > 0 or columns < int(self.columns.max()):
+        if (
+            first_source > 0
+            or last_source < self.columns.shape[0]
+            or first_column > 0
+            or columns < int(self.columns.max())
+        ):
             chosen = (self.source >= first_source) & (self.source < last_source)
             cells = self.where(chosen & (self.column >= first_column) & (self.column < first_column + columns))
         flat = ((cells.source - first_source) * rows + cells.row) * columns + cells.column - first_column
@@ -174,7 +182,8 @@ def side_lengths(rows: GroupedRows) -> tuple[Tensor, Tensor, Tensor]:
     bool pairs that exist.
 
     Example:
-        >>> rows = GroupedRows(torch.tensor([1, 2, 2]), torch.tensor([1, 2, 0]), torch.tensor([1, 0]), torch.tensor([1, 1]))
+        >>> tokens, lengths = torch.tensor([1, 2, 2]), torch.tensor([1, 2, 0])
+        >>> rows = GroupedRows(tokens, lengths, candidates=torch.tensor([1, 0]), references=torch.tensor([1, 1]))
         >>> [value.tolist() for value in side_lengths(rows)]
         [[[1], [0]], [[2], [0]], [[[True]], [[False]]]]
     """

@@ -59,7 +59,11 @@ def pairwise_bleu(candidates: Any, references: Any = None, **options: Any) -> Te
     candidate_lengths, reference_lengths, present = side_lengths(rows)
     shape = matches.shape[:-1]
     statistics = assemble_statistics(
-        matches, candidate_lengths[:, :, None].expand(shape), reference_lengths[:, None, :, None].expand(*shape, 1), None, config
+        matches,
+        candidate_lengths[:, :, None].expand(shape),
+        reference_lengths[:, None, :, None].expand(*shape, 1),
+        None,
+        config,
     )
     scores: Tensor = bleu_from_statistics(*statistics, config)
     device = candidates.device if as_ids else torch.device("cpu")
