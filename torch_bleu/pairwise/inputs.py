@@ -84,10 +84,10 @@ def grouped_ids(
             kept &= torch.cumsum(torch.isin(value, torch.tensor(list(eos_ids), device=value.device)), -1) == 0
         ids.append(torch.nn.functional.pad(value, (0, width - value.shape[2])))
         keep.append(torch.nn.functional.pad(kept, (0, width - value.shape[2])))
-    rows = torch.cat(ids, 1).reshape(-1, width)
     sources = candidates.shape[0]
+    rows = torch.cat(ids, 1).reshape(sources * sum(value.shape[1] for value in given), width)
     counts = [torch.full((sources,), value.shape[1], dtype=torch.int64) for value in given]
-    return rows, torch.cat(keep, 1).reshape(-1, width), counts[0], None if references is None else counts[1]
+    return rows, torch.cat(keep, 1).reshape(rows.shape), counts[0], None if references is None else counts[1]
 
 
 def decoded_strings(rows: Tensor, keep: Tensor, detokenizer: Detokenizer) -> list[str]:
