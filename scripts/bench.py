@@ -29,6 +29,9 @@ Workloads:
   SentencePiece ids (against decoding every row and calling sacrebleu) (``benchmarks/chrf.py``);
 * ``ter``: TER of 2 systems x 800 sentences from text, against sacrebleu's ``TER`` and torchmetrics'
   ``TranslationEditRate`` (``benchmarks/ter.py``);
+* ``pairwise``: pairwise sentence chrF and BLEU (MBR matrices) of 1 x 256 x 256 and 60 x 16 x 16
+  WMT17 lines, against fastchrf (when installed) and sacrebleu's ``sentence_score`` in a loop
+  (``benchmarks/pairwise.py``);
 * ``grid``: synthetic batches of B x L from 32 to 1024, R = 1 and R = 4 references. The Python
   contenders run on a sample of the rows (their cost is per sentence), reported as throughput;
 * ``rl``: per-sentence BLEU of a 256 x 1024 batch, as an RL reward;
@@ -51,7 +54,7 @@ profiler of the ``memory`` workload.
 
 The parts live in ``scripts/benchmarks/``: ``common.py`` (ids, sizes), ``contenders.py``,
 ``data.py`` (the inputs), ``timing.py``, ``workloads.py`` and one module per workload on text or
-subwords (``text.py``, ``subwords.py``, ``chrf.py``, ``ter.py``).
+subwords (``text.py``, ``subwords.py``, ``chrf.py``, ``ter.py``, ``pairwise.py``).
 
 Usage:
     python scripts/bench.py [--quick] [--json PATH] [--plot PATH] [--device cpu|cuda]
@@ -82,6 +85,7 @@ sys.path.append(str(Path(__file__).resolve().parents[1] / "examples"))  # the ex
 from _device import usable_device
 from benchmarks.chrf import run_chrf
 from benchmarks.common import QUICK, cpu_name, workload_sizes
+from benchmarks.pairwise import run_pairwise
 from benchmarks.subwords import run_subwords
 from benchmarks.ter import run_ter
 from benchmarks.text import run_text
@@ -113,7 +117,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--skip",
         nargs="*",
         default=[],
-        choices=["wmt17", "subwords", "text", "chrf", "grid", "rl", "update", "memory", "threads"],
+        choices=["wmt17", "subwords", "text", "chrf", "ter", "pairwise", "grid", "rl", "update", "memory", "threads"],
         help="workloads to leave out",
     )
     args = parser.parse_args(argv)
@@ -146,6 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "text": run_text,
         "chrf": run_chrf,
         "ter": run_ter,
+        "pairwise": run_pairwise,
         "grid": run_grid,
         "rl": run_rl,
         "update": run_update_latency,
