@@ -25,7 +25,7 @@ LAYERS = [
     ["metrics.config", "metrics.command_line"],
     ["metrics.base"],
     ["metrics.bleu", "metrics.chrf", "metrics.ter"],
-    ["cli"],
+    ["pairwise", "rewards", "cli"],
     ["", "__main__"],  # the package's public names
 ]
 #: Packages of which no module may import another's.

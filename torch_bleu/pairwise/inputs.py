@@ -14,11 +14,10 @@ from typing import Any, NamedTuple
 import torch
 from torch import Tensor
 
-from ..arrays import to_host
 from ..detokenize.detokenizer import Detokenizer
 from ..detokenize.pipeline import decoded_chars
 from ..errors import InputError
-from ..metrics.ter.text import strings_of
+from ..text.code_points import strings_from_rows
 
 
 class Grouped(NamedTuple):
@@ -98,7 +97,7 @@ def decoded_strings(rows: Tensor, keep: Tensor, detokenizer: Detokenizer) -> lis
         >>> decoded_strings(torch.tensor([[1, 2], [2, 0]]), torch.tensor([[True, True], [True, False]]), detokenizer)
         ['abc', 'c']
     """
-    return strings_of(to_host(decoded_chars(rows, keep, detokenizer)))
+    return strings_from_rows(decoded_chars(rows, keep, detokenizer))
 
 
 def _string_lists(value: Any, name: str) -> list[list[str]]:

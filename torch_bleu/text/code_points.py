@@ -30,6 +30,7 @@ from ..arrays import (
     pack_kept,
     running_max,
     sizes_from_data,
+    to_host,
 )
 
 if TYPE_CHECKING:
@@ -98,14 +99,22 @@ def ragged_rows(texts: Sequence[Sequence[str]], device: torch.device) -> tuple[T
     return chars.view(len(texts), slots, chars.shape[-1]), present
 
 
-def strings_from_rows(rows: Tensor) -> list[str]:
-    """The strings held in ``rows`` (for tests and debugging; reads the device).
+def strings_from_rows(rows: Array) -> list[str]:
+    """The strings held in rows of code points (:data:`PAD` slots left out), over any leading dimensions;
+    a tensor is read back from its device.
 
     Example:
-        >>> strings_from_rows(np.array([[104, 105, -1]], dtype=np.int32))
-        ['hi']
+        >>> strings_from_rows(np.array([[104, 105, -1], [0, -1, -1], [-1, 104, -1]], dtype=np.int32))
+        ['hi', '\\x00', 'h']
     """
-    return ["".join(map(chr, (code for code in row if code != PAD))) for row in rows.tolist()]
+    rows = to_host(rows)
+    rows = rows.reshape(-1, rows.shape[-1])
+    rows = np.take_along_axis(rows, np.argsort(rows == PAD, axis=-1, kind="stable"), -1)  # PAD slots last
+    lengths = (rows != PAD).sum(-1)
+    packed = np.ascontiguousarray(np.where(rows == PAD, 0, rows).astype("<u4"))
+    texts = packed.view(f"<U{max(rows.shape[-1], 1)}").reshape(-1).tolist() if rows.shape[-1] else [""] * len(rows)
+    # NumPy drops trailing NULs: give back those the text holds
+    return [text + "\0" * (int(length) - len(text)) for text, length in zip(texts, lengths)]
 
 
 def shifted(values: Array, offset: int, fill: int | bool) -> Array:

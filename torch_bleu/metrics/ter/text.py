@@ -11,7 +11,7 @@ from ...arrays import to_host
 from ...detokenize.pipeline import decoded_text
 from ...engine.rows import stack_rows
 from ...inputs.strings import sentences, subword_batch
-from ...text.code_points import PAD
+from ...text.code_points import strings_from_rows
 from .config import TERConfig
 
 
@@ -31,24 +31,9 @@ def as_sentences(preds: Any, target: Any, config: TERConfig) -> tuple[list[str],
     chars = decoded_text(rows, ids.reference_chars, config.detokenizer)
     if chars.device.type == "meta":
         return int(chars.shape[0])
-    texts = strings_of(to_host(chars))
+    texts = strings_from_rows(chars)
     batch, sources = chars.shape[:2]
     kept = np.ones((batch, sources - 1), dtype=bool) if present is None else to_host(present)
     hypotheses = [texts[index * sources] for index in range(batch)]
     references = [[texts[index * sources + 1 + slot] for slot in np.flatnonzero(kept[index])] for index in range(batch)]
     return hypotheses, references
-
-
-def strings_of(chars: np.ndarray) -> list[str]:
-    """Rows of code points (``PAD`` after each row's end) as strings, over any leading dimensions.
-
-    Example:
-        >>> strings_of(np.array([[104, 105, -1], [0, -1, -1]], dtype=np.int32))
-        ['hi', '\\x00']
-    """
-    rows = chars.reshape(-1, chars.shape[-1])
-    lengths = (rows != PAD).sum(-1)
-    packed = np.ascontiguousarray(np.where(rows == PAD, 0, rows).astype("<u4"))
-    texts = packed.view(f"<U{max(rows.shape[-1], 1)}").reshape(-1).tolist() if rows.shape[-1] else [""] * len(rows)
-    # NumPy drops trailing NULs: give back those the text holds
-    return [text + "\0" * (int(length) - len(text)) for text, length in zip(texts, lengths)]
