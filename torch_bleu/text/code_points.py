@@ -108,7 +108,7 @@ def strings_from_rows(rows: Array) -> list[str]:
         ['hi', '\\x00', 'h']
     """
     rows = to_host(rows)
-    rows = rows.reshape(-1, rows.shape[-1])
+    rows = rows.reshape(int(np.prod(rows.shape[:-1])), rows.shape[-1])
     rows = np.take_along_axis(rows, np.argsort(rows == PAD, axis=-1, kind="stable"), -1)  # PAD slots last
     lengths = (rows != PAD).sum(-1)
     packed = np.ascontiguousarray(np.where(rows == PAD, 0, rows).astype("<u4"))
