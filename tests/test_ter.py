@@ -119,7 +119,7 @@ def test_a_sentence_reaching_the_candidate_limit_stops_as_sacrebleus():
 
 
 @pytest.mark.slow
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32 - 1), length=st.integers(40, 120))
 def test_long_shuffled_real_sentences_are_sacrebleus(seed, length):
     rng = random.Random(seed)
