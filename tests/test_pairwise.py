@@ -20,6 +20,7 @@ from vocabularies import HUGGINGFACE_KINDS, SENTENCEPIECE_KINDS, Vocabulary
 from torch_bleu import mbr_select, pairwise_bleu, pairwise_chrf, self_bleu, sentence_bleu
 from torch_bleu.engine import cross_matches
 from torch_bleu.errors import InputError
+from torch_bleu.pairwise import blocks
 
 sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu.metrics import BLEU, CHRF  # noqa: E402
@@ -144,13 +145,14 @@ def test_subword_ids_score_as_their_decoded_text(vocabulary, seed):
     _assert_equal_where_present(bleu, expected)
 
 
-def test_products_in_many_small_blocks_are_the_same(monkeypatch):
+def test_products_and_scores_in_many_small_blocks_are_the_same(monkeypatch):
     candidates = [["the cat sat on the mat", "a cat sat", "", "the the the cat"], ["dogs bark", "a dog barks"]]
     references = [["the cat is on the mat", "cats"], ["dogs bark loudly", "", "a dog"]]
     whole = pairwise_chrf(candidates, references, word_order=2), pairwise_bleu(candidates, references)
     monkeypatch.setattr(cross_matches, "BLOCK_CELLS", 7)
-    blocks = pairwise_chrf(candidates, references, word_order=2), pairwise_bleu(candidates, references)
-    for first, second in zip(whole, blocks):
+    monkeypatch.setattr(blocks, "BLOCK_PAIRS", 3)
+    in_blocks = pairwise_chrf(candidates, references, word_order=2), pairwise_bleu(candidates, references)
+    for first, second in zip(whole, in_blocks):
         assert torch.equal(first.isnan(), second.isnan())
         assert torch.equal(first.nan_to_num(), second.nan_to_num())
 

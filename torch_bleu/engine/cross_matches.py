@@ -155,7 +155,8 @@ class _Cells(NamedTuple):
             last_source = min(first_source + source_block, sources)
             for first_column in range(0, int(self.columns[first_source:last_source].max()), column_block):
                 corner = (first_source, last_source, first_column, column_block)
-                left, right = self._block(corner, width), other._block(corner, height)
+                left = self._block(corner, width)
+                right = left if other is self else other._block(corner, height)
                 result[first_source:last_source] += torch.bmm(left, right.transpose(1, 2)).round().long()
         return result
 

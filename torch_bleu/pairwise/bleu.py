@@ -19,6 +19,7 @@ from ..metrics.bleu.config import BLEUConfig
 from ..metrics.bleu.score import bleu_from_statistics
 from ..metrics.bleu.statistics import assemble_statistics
 from ..text.lines import tokenized_lines
+from .blocks import scores_by_blocks
 from .inputs import decoded_strings, grouped_ids, grouped_strings
 
 
@@ -57,17 +58,18 @@ def pairwise_bleu(candidates: Any, references: Any = None, **options: Any) -> Te
     rows = _token_rows(candidates, references, config)
     matches = cross_matches(rows, config.statistics_order)
     candidate_lengths, reference_lengths, present = side_lengths(rows)
-    shape = matches.shape[:-1]
-    statistics = assemble_statistics(
-        matches,
-        candidate_lengths[:, :, None].expand(shape),
-        reference_lengths[:, None, :, None].expand(*shape, 1),
-        None,
-        config,
-    )
-    scores: Tensor = bleu_from_statistics(*statistics, config)
+
+    def score(rows: slice) -> Tensor:
+        shape = matches[:, rows].shape[:-1]
+        preds_len = candidate_lengths[:, rows, None].expand(shape)
+        ref_len = reference_lengths[:, None, :, None].expand(*shape, 1)
+        statistics = assemble_statistics(matches[:, rows], preds_len, ref_len, None, config)
+        scores: Tensor = bleu_from_statistics(*statistics, config)
+        return scores
+
+    scores = scores_by_blocks(score, present)
     device = candidates.device if as_ids else torch.device("cpu")
-    return torch.where(present, scores, torch.nan).to(device)
+    return scores.to(device)
 
 
 def _token_rows(candidates: Any, references: Any, config: BLEUConfig) -> GroupedRows:

@@ -22,6 +22,7 @@ from ..metrics.chrf.score import chrf_from_statistics
 from ..metrics.chrf.words import word_starts, word_stream
 from ..text.classes import SPACE, character_classes
 from ..text.code_points import utf32
+from .blocks import scores_by_blocks
 from .inputs import Grouped, decoded_strings, grouped_ids, grouped_strings
 
 
@@ -50,9 +51,9 @@ def pairwise_chrf(candidates: Any, references: Any = None, **options: Any) -> Te
     config = CHRFConfig.from_options(options)
     grouped = _grouped(candidates, references, config)
     texts = [text.lower() for text in grouped.rows] if config.lowercase else grouped.rows
-    statistics = chrf_pair_statistics(texts, grouped.candidates, grouped.references, config)
+    scores = chrf_pair_scores(texts, grouped.candidates, grouped.references, config)
     device = candidates.device if isinstance(candidates, Tensor) else torch.device("cpu")
-    return statistics.to(device)
+    return scores.to(device)
 
 
 def _grouped(candidates: Any, references: Any, config: CHRFConfig) -> Grouped:
@@ -63,9 +64,7 @@ def _grouped(candidates: Any, references: Any, config: CHRFConfig) -> Grouped:
     return Grouped(decoded_strings(rows, keep, config.detokenizer), counts, reference_counts)
 
 
-def chrf_pair_statistics(
-    texts: Sequence[str], candidates: Tensor, references: Tensor | None, config: CHRFConfig
-) -> Tensor:
+def chrf_pair_scores(texts: Sequence[str], candidates: Tensor, references: Tensor | None, config: CHRFConfig) -> Tensor:
     """The chrF of every pair of :func:`pairwise_chrf`, from the rows' texts (as the metric reads them:
     lowercased already where it lowercases) and the candidates and references of each source."""
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
@@ -83,7 +82,7 @@ def chrf_pair_statistics(
         pairs = len(texts) // 2 + 1  # every row below 2 * pairs: a row of the stream
         words = word_stream(PairStream(ranks[in_word], row[in_word], pairs, distinct), starts[in_word])
         families.append((words.ranks, words.rows, config.word_order))
-    parts = []
+    counted = []
     for tokens, token_rows, orders in families:
         grouped = GroupedRows(
             torch.from_numpy(np.ascontiguousarray(tokens)),
@@ -91,13 +90,20 @@ def chrf_pair_statistics(
             candidates,
             references,
         )
-        matches = cross_matches(grouped, orders)
         candidate_lengths, reference_lengths, present = side_lengths(grouped)
-        below = torch.arange(orders)
-        reference_count = (reference_lengths[:, None, :, None] - below).clamp(min=0)
-        candidate_count = (candidate_lengths[:, :, None, None] - below).clamp(min=0) * (reference_count > 0)
-        shape = matches.shape
-        parts.append(torch.stack([candidate_count.expand(shape), reference_count.expand(shape), matches], -1))
-    statistics = torch.cat(parts, -2)
-    scores: Tensor = chrf_from_statistics(statistics, config)
-    return torch.where(present, scores, torch.nan)
+        counted.append((cross_matches(grouped, orders), candidate_lengths, reference_lengths))
+
+    def score(rows: slice) -> Tensor:
+        parts = []
+        for matches, candidate_lengths, reference_lengths in counted:
+            below = torch.arange(matches.shape[-1])
+            reference_count = (reference_lengths[:, None, :, None] - below).clamp(min=0)
+            candidate_count = (candidate_lengths[:, rows, None, None] - below).clamp(min=0) * (reference_count > 0)
+            shape = matches[:, rows].shape
+            parts.append(
+                torch.stack([candidate_count.expand(shape), reference_count.expand(shape), matches[:, rows]], -1)
+            )
+        scores: Tensor = chrf_from_statistics(torch.cat(parts, -2), config)
+        return scores
+
+    return scores_by_blocks(score, present)
