@@ -76,7 +76,7 @@ def _assert_equal_where_present(scores: torch.Tensor, expected: list[list[list[f
         assert scores[source][padding].isnan().all()
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(candidates=groups, references=groups, chosen=chrf_options, data=st.data())
 def test_pairwise_chrf_is_sacrebleus_sentence_chrf_of_every_pair(candidates, references, chosen, data):
     references = (references * len(candidates))[: len(candidates)]
@@ -92,7 +92,7 @@ def _sacrebleu_bleu(options: dict) -> BLEU:
     return BLEU(smooth_method=chosen.pop("smoothing"), max_ngram_order=chosen.pop("max_order"), **chosen)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(candidates=groups, references=groups, chosen=bleu_options)
 def test_pairwise_bleu_is_sacrebleus_sentence_bleu_of_every_pair(candidates, references, chosen):
     references = (references * len(candidates))[: len(candidates)]
