@@ -186,6 +186,8 @@ def test_empty_and_odd_input():
         pairwise_bleu([["a"], ["b"]], [["a"]])
     with pytest.raises(InputError, match="integer tensor"):
         pairwise_bleu(torch.zeros(2, 3))
+    with pytest.raises(InputError, match="pass detokenizer="):
+        pairwise_chrf(torch.zeros(1, 2, 3, dtype=torch.long))
 
 
 @pytest.mark.skipif(not WMT17.is_dir(), reason="no WMT17 data beside this checkout (../shared/data)")

@@ -17,6 +17,7 @@ from torch import Tensor
 from ..engine.cross_matches import GroupedRows, cross_matches, side_lengths
 from ..engine.flat_pairs import PairStream
 from ..engine.keys import dense_ranks
+from ..errors import InputError
 from ..metrics.chrf.config import CHRFConfig
 from ..metrics.chrf.score import chrf_from_statistics
 from ..metrics.chrf.words import word_starts, word_stream
@@ -59,6 +60,8 @@ def pairwise_chrf(candidates: Any, references: Any = None, **options: Any) -> Te
 def _grouped(candidates: Any, references: Any, config: CHRFConfig) -> Grouped:
     """The rows of every source as strings, subword ids decoded."""
     if config.detokenizer is None:
+        if isinstance(candidates, Tensor):
+            raise InputError(f"pairwise chrF of ids: {config.input_hint}")
         return grouped_strings(candidates, references)
     rows, keep, counts, reference_counts = grouped_ids(candidates, references, config.ignore_ids, config.eos_ids)
     return Grouped(decoded_strings(rows, keep, config.detokenizer), counts, reference_counts)
