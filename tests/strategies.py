@@ -78,3 +78,28 @@ def padded_corpora(draw, max_batch=6, max_refs=3, max_len=14):
     preds = torch.tensor(preds, dtype=torch.int64).reshape(batch, pred_width)
     target = torch.tensor(target, dtype=torch.int64).reshape(batch, num_refs, ref_width)
     return preds, target
+
+
+#: Pieces of adversarial text: punctuation at word edges, contractions, numbers, odd whitespace,
+#: accents, CJK, emoji, an HTML entity.
+TEXT_PIECES = [
+    *"abcab.,!?'\"()-",
+    *("the", "The", "cat", "(hi)", "hi!", "!hi", "'s", "n't", "3.5", "1,000", "--", "é", "Ünïcode", "猫が"),
+    *(" ", "  ", "\t", "\u00a0", "\u3000", "\n", "😀", "a-b", "...", "&amp;"),
+]
+#: Sentences of up to 14 such pieces (the empty one included).
+text_sentences = st.lists(st.sampled_from(TEXT_PIECES), max_size=14).map("".join)
+
+
+def chrf_options(min_char_order: int = 1) -> st.SearchStrategy[dict]:
+    """Every option of sacrebleu's ``CHRF``, with at least one character or word order."""
+    return st.fixed_dictionaries(
+        {
+            "char_order": st.integers(min_char_order, 6),
+            "word_order": st.sampled_from([0, 1, 2]),
+            "beta": st.sampled_from([1, 2, 3]),
+            "whitespace": st.booleans(),
+            "eps_smoothing": st.booleans(),
+            "lowercase": st.booleans(),
+        }
+    ).filter(lambda options: options["char_order"] + options["word_order"] > 0)

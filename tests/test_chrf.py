@@ -15,6 +15,7 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shared_data import WMT17
+from strategies import chrf_options, text_sentences
 from subword_tokenizers import CORPUS, PAD_ID
 from vocabularies import HUGGINGFACE_KINDS, SENTENCEPIECE_KINDS, Vocabulary
 
@@ -32,12 +33,7 @@ def widths(request, monkeypatch):
     monkeypatch.setattr(arrays, "SIZES_FROM_DATA_ON_CPU", request.param == "widths from data")
 
 
-PIECES = [
-    *"abcab.,!?'\"()-",
-    *("the", "The", "cat", "(hi)", "hi!", "!hi", "'s", "n't", "3.5", "1,000", "--", "é", "Ünïcode", "猫が"),
-    *(" ", "  ", "\t", "\u00a0", "\u3000", "\n", "😀", "a-b", "...", "&amp;"),
-]
-sentences = st.lists(st.sampled_from(PIECES), max_size=14).map("".join)
+sentences = text_sentences  # the adversarial pieces the text tests share
 
 
 @st.composite
@@ -48,16 +44,7 @@ def batches(draw):
     return hypotheses, references
 
 
-options = st.fixed_dictionaries(
-    {
-        "char_order": st.integers(1, 6),
-        "word_order": st.sampled_from([0, 1, 2]),
-        "beta": st.sampled_from([1, 2, 3]),
-        "whitespace": st.booleans(),
-        "eps_smoothing": st.booleans(),
-        "lowercase": st.booleans(),
-    }
-)
+options = chrf_options()
 
 
 def _theirs(hypothesis: str, references: list[str], chrf) -> list[int]:

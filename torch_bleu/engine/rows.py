@@ -83,14 +83,10 @@ def stack_rows(
     tokens[:, 0, :hyp_width] = preds
     tokens[:, 1:, :ref_width] = target
 
-    keep: Array | None = None
-    for token_id in ignore_ids:
-        keep = _and(keep, tokens != token_id)
+    keep = kept_ids(tokens, ignore_ids, eos_ids)
     if not ignore_ids and hyp_width != ref_width:
         row_width = xp.where(arange_like(num_refs + 1, preds) > 0, ref_width, hyp_width)
-        keep = xp.broadcast_to(arange_like(width, preds) < row_width[:, None], tokens.shape)
-    if eos_ids:
-        keep = _and(keep, _before_first(tokens, eos_ids))
+        keep = _and(keep, xp.broadcast_to(arange_like(width, preds) < row_width[:, None], tokens.shape))
     if row_lengths is not None:
         keep = _and(keep, arange_like(width, preds) < row_lengths[..., None])
     if ref_present is not None:
@@ -102,13 +98,30 @@ def stack_rows(
     return StackedRows(tokens, keep, keep.sum(axis=-1))
 
 
+def kept_ids(tokens: Array, ignore_ids: Sequence[int], eos_ids: Sequence[int]) -> Array | None:
+    """Which ``tokens`` (rows along the last axis) count: those not in ``ignore_ids`` that come before
+    the first of ``eos_ids`` in their row; ``None`` when all do.
+
+    Example:
+        >>> import torch
+        >>> kept_ids(torch.tensor([[5, 0, 2, 6]]), ignore_ids=[0], eos_ids=[2]).tolist()
+        [[True, False, False, False]]
+    """
+    keep: Array | None = None
+    for token_id in ignore_ids:
+        keep = _and(keep, tokens != token_id)
+    if eos_ids:
+        keep = _and(keep, _before_first(tokens, eos_ids))
+    return keep
+
+
 def _and(keep: Array | None, more: Array) -> Array:
     """``keep & more``, where ``None`` keeps every token."""
     return more if keep is None else keep & more
 
 
 def _before_first(tokens: Array, stop_ids: Sequence[int]) -> Array:
-    """``(B, S, L)`` bool: the tokens that come before the first of ``stop_ids`` in their row (a running
+    """Bool: the tokens that come before the first of ``stop_ids`` in their row (a running
     maximum, so no position has to be looked up on the host)."""
     xp = array_namespace(tokens)
     is_stop = tokens == stop_ids[0]

@@ -20,6 +20,7 @@ from ..engine.keys import dense_ranks
 from ..errors import InputError
 from ..metrics.chrf.config import CHRFConfig
 from ..metrics.chrf.score import chrf_from_statistics
+from ..metrics.chrf.statistics import window_counts
 from ..metrics.chrf.words import word_starts, word_stream
 from ..text.classes import SPACE, character_classes
 from ..text.code_points import utf32
@@ -99,9 +100,10 @@ def chrf_pair_scores(texts: Sequence[str], candidates: Tensor, references: Tenso
     def score(rows: slice) -> Tensor:
         parts = []
         for matches, candidate_lengths, reference_lengths in counted:
-            below = torch.arange(matches.shape[-1])
-            reference_count = (reference_lengths[:, None, :, None] - below).clamp(min=0)
-            candidate_count = (candidate_lengths[:, rows, None, None] - below).clamp(min=0) * (reference_count > 0)
+            orders = matches.shape[-1]
+            candidate_count, reference_count = window_counts(
+                candidate_lengths[:, rows, None], reference_lengths[:, None, :], orders
+            )
             shape = matches[:, rows].shape
             parts.append(
                 torch.stack([candidate_count.expand(shape), reference_count.expand(shape), matches[:, rows]], -1)

@@ -16,6 +16,7 @@ from torch import Tensor
 
 from ..detokenize.detokenizer import Detokenizer
 from ..detokenize.pipeline import decoded_chars
+from ..engine.rows import kept_ids
 from ..errors import InputError
 from ..text.code_points import strings_from_rows
 
@@ -76,11 +77,8 @@ def grouped_ids(
     ids, keep = [], []
     for value in given:
         value = value.long()
-        kept = torch.ones_like(value, dtype=torch.bool)
-        if ignore_ids:
-            kept &= ~torch.isin(value, torch.tensor(list(ignore_ids), device=value.device))
-        if eos_ids:
-            kept &= torch.cumsum(torch.isin(value, torch.tensor(list(eos_ids), device=value.device)), -1) == 0
+        kept = kept_ids(value, ignore_ids, eos_ids)
+        kept = torch.ones_like(value, dtype=torch.bool) if kept is None else kept
         ids.append(torch.nn.functional.pad(value, (0, width - value.shape[2])))
         keep.append(torch.nn.functional.pad(kept, (0, width - value.shape[2])))
     sources = candidates.shape[0]

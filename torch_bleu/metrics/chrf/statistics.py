@@ -25,10 +25,23 @@ def _order_statistics(stream: PairStream, orders: int) -> Array:
     pairs = stream.pairs
     matches = pair_matches(stream, orders)
     lengths = occurrences(stream.rows, 2 * pairs + 1)[: 2 * pairs].reshape(pairs, 2)
-    below = arange_like(orders, stream.rows)  # n - 1 for order n
-    ref_count = (lengths[:, 1:] - below).clip(min=0)
-    hyp_count = (lengths[:, :1] - below).clip(min=0) * (ref_count > 0)  # 0 where the reference has none
+    hyp_count, ref_count = window_counts(lengths[:, 0], lengths[:, 1], orders)
     return xp.stack([hyp_count, ref_count, matches], -1)
+
+
+def window_counts(hyp_lengths: Array, ref_lengths: Array, orders: int) -> tuple[Array, Array]:
+    """``(..., orders)`` n-grams of each order in hypotheses and references of these lengths (broadcast
+    together): a hypothesis counts none of an order its reference has none of, as sacrebleu counts.
+
+    Example:
+        >>> import numpy as np
+        >>> [counts.tolist() for counts in window_counts(np.array([4]), np.array([2]), 3)]
+        [[[4, 3, 0]], [[2, 1, 0]]]
+    """
+    below = arange_like(orders, ref_lengths)  # n - 1 for order n
+    ref_count = (ref_lengths[..., None] - below).clip(min=0)
+    hyp_count = (hyp_lengths[..., None] - below).clip(min=0) * (ref_count > 0)
+    return hyp_count, ref_count
 
 
 def chrf_statistics(text: TextPairs, config: CHRFConfig) -> Array:
