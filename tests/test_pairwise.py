@@ -11,7 +11,7 @@ import random
 
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from shared_data import WMT17
 from strategies import chrf_options, text_sentences
@@ -114,10 +114,14 @@ def vocabulary(request):
 
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32 - 1))
+@example(seed=2793)  # byte-fallback pieces on both sides of a padding id in one row
 def test_subword_ids_score_as_their_decoded_text(vocabulary, seed):
     rng = random.Random(seed)
     pad = PAD_ID if vocabulary.strip_leading_spaces else 0  # each tokenizer's padding, which decodes to nothing
-    rows = [vocabulary.random_rows(rng, count=3, longest=10) for _ in range(2)]
+    # rows hold no padding id of their own: a tokenizer's decode keeps the break a mid-row pad makes
+    # between byte pieces, where an ignored id is gone
+    drawn = [vocabulary.random_rows(rng, count=3, longest=10) for _ in range(2)]
+    rows = [[[token for token in row if token != pad] for row in group] for group in drawn]
     width = max(len(row) for group in rows for row in group)
     ids = torch.tensor([[row + [pad] * (width - len(row)) for row in group] for group in rows])
     texts = [[vocabulary.decode(row) for row in group] for group in rows]
