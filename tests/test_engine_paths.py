@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU
 from strategies import INT64_MAX, INT64_MIN
 
-from torch_bleu import BLEUScore, arrays, engine, sentence_statistics
+from torch_bleu import BLEUScore, arrays, sentence_statistics
 from torch_bleu.engine import (
     ALGORITHMS,
     PAIRWISE_MAX_WIDTH,
@@ -297,28 +297,3 @@ def test_bench_quick_runs_and_scores_agree(tmp_path):
         assert not row[-1].startswith("NO"), row
     for name, difference in result["rl"]["max_score_difference"].items():
         assert difference <= (1e-6 if name == "tensorbleu" else 1e-9), name  # TensorBLEU computes in float32
-
-
-def test_cpu_counting_runs_on_cpu_threads_and_restores_the_setting(monkeypatch):
-    """Small CPU batches count with ``engine.CPU_THREADS`` threads, which are given back afterwards."""
-    seen = []
-
-    def recording(rows, max_order):
-        seen.append(torch.get_num_threads())
-        return sorted_keys.sorted_key_matches(rows, max_order)
-
-    monkeypatch.setitem(ALGORITHMS, "sorted", recording)
-    rows = stack_rows(torch.tensor([[1, 2, 3, 4, 5]]), torch.tensor([[[1, 2, 3, 5, 6]]]))
-    before = torch.get_num_threads()
-    torch.set_num_threads(2)
-    try:
-        assert clipped_matches(rows, 4, "sorted").tolist() == [[[4, 2, 1, 0]]]
-        assert seen == [1] and torch.get_num_threads() == 2
-        monkeypatch.setattr(engine, "FEW_THREADS_MAX_SLOTS", 8)  # a large batch keeps torch's threads
-        clipped_matches(rows, 4, "sorted")
-        monkeypatch.setattr(engine, "FEW_THREADS_MAX_SLOTS", 2**16)
-        monkeypatch.setattr(engine, "CPU_THREADS", None)  # leave torch's setting alone
-        clipped_matches(rows, 4, "sorted")
-        assert seen == [1, 2, 2]
-    finally:
-        torch.set_num_threads(before)

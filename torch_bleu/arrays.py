@@ -51,6 +51,21 @@ def as_float64(array: Array) -> Array:
     return xp.asarray(array, dtype=xp.float64)
 
 
+def as_tensor(values: Array, device: Any = None) -> Any:
+    """Statistics as a PyTorch tensor (on ``device``, a ``torch.device``, else where they are): a NumPy
+    array counted on the host shares its memory, unless it is a read-only view, which is copied.
+
+    Example:
+        >>> as_tensor(np.broadcast_to(np.array([3]), (2,))).tolist()
+        [3, 3]
+    """
+    if isinstance(values, np.ndarray) and not values.flags.writeable:
+        values = values.copy()
+    import torch  # a statistic becomes a tensor: PyTorch is wanted here
+
+    return torch.as_tensor(values, device=device)
+
+
 def float64_like(values: Any, like: Array) -> Array:
     """``values`` (numbers, nested lists) as a float64 array of ``like``'s kind, on its device."""
     torch = _torch()

@@ -19,6 +19,7 @@ from .metrics.bleu.config import BLEUConfig
 from .metrics.bleu.functional import sentence_bleu
 from .metrics.chrf.config import CHRFConfig
 from .metrics.chrf.functional import sentence_chrf
+from .threads import within_cpu_share
 
 #: The metrics a reward can score with: name -> (options' config, per-sentence scores).
 REWARD_METRICS: dict[str, tuple[type[BLEUConfig] | type[CHRFConfig], Callable[..., Tensor]]] = {
@@ -61,6 +62,7 @@ class SentenceReward:
         self.metric, self.reference_column, self.options = metric, reference_column, options
         self.__name__ = f"{metric}_reward"
 
+    @within_cpu_share
     def __call__(
         self,
         prompts: Sequence[Any] | None = None,

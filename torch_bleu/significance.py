@@ -44,6 +44,8 @@ from typing import Callable, NamedTuple, Optional
 
 import numpy as np
 
+from .threads import cpu_share
+
 #: Score differences (in points of the score) closer than this count as ties, so that float rounding in two
 #: different evaluation orders of the same statistics never decides a comparison.
 TIE_TOLERANCE = 1e-9
@@ -111,6 +113,13 @@ def confidence_intervals(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     lower = samples.shape[0] // 40
     upper = samples.shape[0] - lower - 1
     return samples.mean(axis=0), 0.5 * (ordered[upper] - ordered[lower])
+
+
+def _product(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """``left @ right`` on the library's share of NumPy's BLAS threads (:func:`~torch_bleu.threads.cpu_share`)."""
+    with cpu_share(blas=True):
+        product: np.ndarray = left @ right
+    return product
 
 
 def _check_test(n: int, num_systems: int, num_sentences: int, minimum_systems: int) -> None:
@@ -191,7 +200,7 @@ def paired_bootstrap(
         flat = (indices + num_sentences * np.arange(rows).reshape(rows, 1)).reshape(-1)
         counts: np.ndarray = np.bincount(flat, minlength=rows * num_sentences)
         counts = counts.reshape(rows, num_sentences).astype(dtype)
-        samples.append(score((counts @ columns).reshape(rows, num_systems, width)))
+        samples.append(score(_product(counts, columns).reshape(rows, num_systems, width)))
         if progress is not None:
             progress(rows)
     scores_per_sample = np.concatenate(samples)  # (S, K)
@@ -232,7 +241,7 @@ def paired_approximate_randomization(
 
     exceeding = np.zeros(num_systems - 1, dtype=np.int64)
     for swaps in randomization_swaps(num_sentences, n_samples, seed, chunk_elements):
-        moved = (swaps.astype(dtype) @ gap_columns).reshape(-1, num_systems - 1, width).astype(np.float64)
+        moved = _product(swaps.astype(dtype), gap_columns).reshape(-1, num_systems - 1, width).astype(np.float64)
         shuffled_system = score(totals[1:] + moved)
         shuffled_baseline = score(totals[:1] - moved)
         exceeding += count_exceeding(np.abs(shuffled_system - shuffled_baseline), observed)

@@ -137,7 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--threads",
         type=int,
         default=None,
-        help="CPU threads for PyTorch with a --device other than cpu (default: 1 unless OMP_NUM_THREADS is set).",
+        help="CPU threads of the command's own work, in every pool it uses (NumPy's BLAS, and PyTorch's with a "
+        "--device other than cpu; default: OMP_NUM_THREADS where it is set, else 1).",
     )
     parser.add_argument("--version", "-V", action="version", version=f"%(prog)s {__version__}")
     return parser
@@ -232,11 +233,24 @@ def choose_device(args: argparse.Namespace) -> str:
         raise InputError(f"--device {name} needs PyTorch") from None
     except (RuntimeError, AssertionError) as error:
         raise InputError(f"device {name!r} is not usable: {error}") from None
-    if args.threads is not None:
-        torch.set_num_threads(args.threads)
-    elif "OMP_NUM_THREADS" not in os.environ:
-        torch.set_num_threads(1)  # the engine runs many small operations, which extra threads rarely speed up
+    torch.set_num_threads(cpu_threads(args))
     return name
+
+
+def cpu_threads(args: argparse.Namespace) -> int:
+    """The CPU threads the command's own work may use, in every pool (PyTorch's, BLAS's): ``--threads``,
+    else ``OMP_NUM_THREADS`` where it is set to a number, else 1 (the engine runs many short operations,
+    which extra threads rarely speed up and which slow down many times beside other busy processes).
+
+    Example:
+        >>> cpu_threads(argparse.Namespace(threads=3))
+        3
+    """
+    if args.threads is not None:
+        threads: int = args.threads
+        return threads
+    given = os.environ.get("OMP_NUM_THREADS", "")
+    return int(given) if given.isdigit() and int(given) > 0 else 1
 
 
 def _gpu_usable() -> bool:

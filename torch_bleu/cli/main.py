@@ -14,7 +14,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..metrics.command_line import CommandLineMetric
-from .arguments import FORMATS, build_parser, check_options, choose_device, metrics, sacrebleu_seed
+from ..threads import cpu_share, get_cpu_threads, set_cpu_threads
+from .arguments import FORMATS, build_parser, check_options, choose_device, cpu_threads, metrics, sacrebleu_seed
 from .files import read_references
 from .jobs import count_systems, paired_jobs
 from .output import Counted, print_paired, print_sentences, print_single, print_systems
@@ -52,6 +53,16 @@ def _garbage_collection_paused() -> Iterator[None]:
 
 def _run(args: argparse.Namespace) -> int:
     check_options(args)
+    bound = get_cpu_threads()
+    set_cpu_threads(cpu_threads(args))
+    try:
+        with cpu_share(blas=True):
+            return _score(args)
+    finally:
+        set_cpu_threads(bound)
+
+
+def _score(args: argparse.Namespace) -> int:
     device = choose_device(args)
     chosen = metrics(args)
     run = Run(args, sacrebleu_seed(), show_progress=not args.quiet and sys.stderr.isatty())

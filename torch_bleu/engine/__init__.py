@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..arrays import Array, array_namespace, full_like_shape, is_tensor
+from ..arrays import Array, full_like_shape, is_tensor
 from .flat_pairs import pair_matches, stacked_pairs, stream_pairs
 from .pairwise import pairwise_matches
 from .rows import RowStream, StackedRows, stack_rows
@@ -32,8 +32,6 @@ from .sorted_keys import sorted_key_matches
 
 __all__ = [
     "ALGORITHMS",
-    "CPU_THREADS",
-    "FEW_THREADS_MAX_SLOTS",
     "PAIRWISE_MAX_WIDTH",
     "RowStream",
     "StackedRows",
@@ -45,17 +43,6 @@ __all__ = [
 Algorithm = Callable[[StackedRows, int], Array]
 
 ALGORITHMS: dict[str, Algorithm] = {"sorted": sorted_key_matches, "pairwise": pairwise_matches}
-
-#: Intra-op threads the engine runs with on CPU batches of up to :data:`FEW_THREADS_MAX_SLOTS` token
-#: slots (``None``: PyTorch's own setting). Such a batch's operations are small, so a second thread
-#: gains little (WMT17 in batches of 128, 2 cores: 0.56 s with two threads, 0.58 s with one), while a
-#: thread that the OS descheduled stalls every parallel operation: with one of the 2 cores busy
-#: elsewhere, two threads took 2.2 s and one 0.64 s. So one thread, restored after each count.
-CPU_THREADS: int | None = 1
-#: Larger batches keep PyTorch's threads: their operations are long enough to gain from them (256 x
-#: 1024, idle: 27 ms with two threads, 36 ms with one) and to lose little when a core is busy (52 ms
-#: against 47 ms).
-FEW_THREADS_MAX_SLOTS = 2**16
 
 #: Rows up to this many tokens go to the pairwise algorithm; on longer rows sorting wins, by 2 to 3
 #: times at 16 to 24 tokens (measured on CPU, see the speed page of the documentation).
@@ -101,25 +88,4 @@ def clipped_matches(rows: StackedRows | RowStream, max_order: int, algorithm: st
         raise ValueError(f"the pairwise algorithm counts one hypothesis per sentence, not {rows.hypotheses}")
     if sources == rows.hypotheses or 0 in rows.tokens.shape:  # no reference, or nothing to count
         return full_like_shape(rows.lengths, (batch, rows.hypotheses, max_order), 0)
-    threads = _threads_to_restore(rows.tokens)
-    if threads is None:
-        return ALGORITHMS[algorithm](rows, max_order)
-    torch = array_namespace(rows.tokens)
-    torch.set_num_threads(CPU_THREADS)
-    try:
-        return ALGORITHMS[algorithm](rows, max_order)
-    finally:
-        torch.set_num_threads(threads)
-
-
-def _threads_to_restore(tokens: Array) -> int | None:
-    """PyTorch's intra-op threads, when counting ``tokens`` should run with :data:`CPU_THREADS` instead."""
-    if CPU_THREADS is None or not is_tensor(tokens) or tokens.device.type != "cpu":
-        return None
-    if tokens.numel() > FEW_THREADS_MAX_SLOTS:
-        return None
-    torch = array_namespace(tokens)
-    if torch.compiler.is_compiling():  # a compiled graph has no thread setting to change
-        return None
-    threads: int = torch.get_num_threads()
-    return threads if threads > CPU_THREADS else None
+    return ALGORITHMS[algorithm](rows, max_order)

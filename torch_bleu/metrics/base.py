@@ -22,12 +22,12 @@ import inspect
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-import numpy as np
 import torch
 from torch import Tensor
 from torchmetrics import Metric
 
-from ..arrays import Array, is_integer
+from ..arrays import Array, as_tensor, is_integer
+from ..threads import within_cpu_share
 from .config import MetricConfig
 
 
@@ -105,6 +105,7 @@ class ExactMetric(Metric):
 
     # --- the life cycle ----------------------------------------------------------------------------------
 
+    @within_cpu_share
     def update(self, preds: Any, target: Any, weight: Tensor | None = None) -> None:
         """Add the statistics of a batch; it is checked first, so a rejected batch leaves the states as they were.
 
@@ -121,6 +122,7 @@ class ExactMetric(Metric):
         for name, values in zip(self.state_names, statistics):  # summed where counted: NumPy arrays on the host
             getattr(self, name).add_(as_tensor(values, self.device).sum(0))
 
+    @within_cpu_share
     def compute(self) -> Tensor:
         """The score of everything added so far (of every rank), a 0-d float64 tensor."""
         return self.score(*(getattr(self, name) for name in self.state_names))
@@ -203,19 +205,6 @@ class ExactMetric(Metric):
                 raise TypeError(f"state {name!r} must be an integer tensor to stay exact, got {found}")
             if state.shape != own.shape:
                 raise ValueError(f"state {name!r} must have shape {tuple(own.shape)}, got {tuple(state.shape)}")
-
-
-def as_tensor(values: Array, device: torch.device | None = None) -> Tensor:
-    """Statistics as a tensor (on ``device``, else where they are): a NumPy array counted on the host shares
-    its memory, unless it is a read-only view, which is copied.
-
-    Example:
-        >>> as_tensor(np.broadcast_to(np.array([3]), (2,))).tolist()
-        [3, 3]
-    """
-    if isinstance(values, np.ndarray) and not values.flags.writeable:
-        values = values.copy()
-    return torch.as_tensor(values, device=device)
 
 
 def weighted(statistics: Sequence[Tensor], weight: object) -> list[Tensor]:

@@ -19,10 +19,12 @@ from ..metrics.bleu.config import BLEUConfig
 from ..metrics.bleu.score import bleu_from_statistics
 from ..metrics.bleu.statistics import assemble_statistics
 from ..text.lines import tokenized_lines
+from ..threads import within_cpu_share
 from .blocks import scores_by_blocks
 from .inputs import decoded_strings, grouped_ids, grouped_strings
 
 
+@within_cpu_share
 def pairwise_bleu(candidates: Any, references: Any = None, **options: Any) -> Tensor:
     """``(S, N, M)`` float64: the BLEU of candidate ``i`` of source ``s`` against its reference ``j`` alone,
     equal to sacrebleu's ``BLEU(...).sentence_score(candidate, [reference]).score / 100``.

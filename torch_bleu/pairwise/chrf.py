@@ -24,10 +24,12 @@ from ..metrics.chrf.statistics import window_counts
 from ..metrics.chrf.words import word_starts, word_stream
 from ..text.classes import SPACE, character_classes
 from ..text.code_points import utf32
+from ..threads import within_cpu_share
 from .blocks import scores_by_blocks
 from .inputs import Grouped, decoded_strings, grouped_ids, grouped_strings
 
 
+@within_cpu_share
 def pairwise_chrf(candidates: Any, references: Any = None, **options: Any) -> Tensor:
     """``(S, N, M)`` float64: the chrF of candidate ``i`` of source ``s`` against its reference ``j`` alone,
     equal to sacrebleu's ``CHRF(...).sentence_score(candidate, [reference]).score / 100``.

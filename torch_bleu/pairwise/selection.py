@@ -8,9 +8,11 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from ..threads import within_cpu_share
 from .bleu import pairwise_bleu
 
 
+@within_cpu_share
 def self_bleu(candidates: Any, **options: Any) -> Tensor:
     """``(S,)`` float64 self-BLEU of each source's candidates: the mean sentence BLEU of every candidate
     against every *other* candidate of its group, each pair scored with one reference (both orders of
@@ -38,6 +40,7 @@ def self_bleu(candidates: Any, **options: Any) -> Tensor:
     return torch.where(pairs > 0, total / pairs.clamp(min=1), torch.nan)
 
 
+@within_cpu_share
 def mbr_select(utilities: Tensor) -> Tensor:
     """``(S,)`` int64: per source, the index of the candidate with the highest expected utility, the mean
     of its row of ``utilities`` ``(S, N, M)`` (for example :func:`pairwise_chrf` of the candidates

@@ -11,13 +11,12 @@ from typing import Any
 
 import torch
 
-from ...arrays import sizes_from_data_on
+from ...arrays import as_tensor, sizes_from_data_on
 from ...detokenize.pipeline import detokenized_rows
 from ...engine import RowStream, clipped_matches, stack_rows
 from ...inputs.batch import TokenBatch
 from ...inputs.ids import token_batch
 from ...inputs.strings import subword_batch, words_batch
-from ..base import as_tensor
 from .config import BLEUConfig
 from .statistics import SentenceStatistics, assemble_statistics
 

@@ -14,12 +14,14 @@ from torch import Tensor
 
 from ...inputs.batch import TokenBatch
 from ...inputs.ids import Hypotheses, References, checked_ref_present
+from ...threads import within_cpu_share
 from .config import BLEUConfig, require_corpus_smoothing
 from .counting import as_tensors, batch_statistics, count_statistics, input_batch
 from .score import bleu_from_statistics
 from .statistics import SentenceStatistics
 
 
+@within_cpu_share
 def sentence_statistics(
     preds: Hypotheses,
     target: References,
@@ -65,6 +67,7 @@ def sentence_statistics(
     return count_statistics(batch._replace(ref_present=checked_ref_present(ref_present, batch)), config, algorithm)
 
 
+@within_cpu_share
 def corpus_bleu(preds: Hypotheses, target: References, **options: Any) -> Tensor:
     """Corpus BLEU of a batch: statistics are summed over sentences, then scored once.
 
@@ -106,6 +109,7 @@ def corpus_bleu(preds: Hypotheses, target: References, **options: Any) -> Tensor
     return score
 
 
+@within_cpu_share
 def sentence_bleu(preds: Hypotheses, target: References, **options: Any) -> Tensor:
     """BLEU of every sentence of a batch on its own, computed in one batched pass.
 

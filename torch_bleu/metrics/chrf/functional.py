@@ -11,6 +11,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from ...threads import within_cpu_share
 from .config import CHRFConfig
 from .score import chrf_from_statistics
 from .statistics import chrf_statistics
@@ -30,6 +31,7 @@ def sentence_chrf_statistics(preds: Any, target: Any, config: CHRFConfig) -> Ten
     return torch.as_tensor(chrf_statistics(as_text(preds, target, config), config))
 
 
+@within_cpu_share
 def corpus_chrf(preds: Any, target: Any, **options: Any) -> Tensor:
     """Corpus chrF (chrF++ with ``word_order=2``): statistics summed over sentences, then scored once.
 
@@ -46,6 +48,7 @@ def corpus_chrf(preds: Any, target: Any, **options: Any) -> Tensor:
     return score
 
 
+@within_cpu_share
 def sentence_chrf(preds: Any, target: Any, **options: Any) -> Tensor:
     """chrF of every sentence of a batch on its own, ``(B,)`` float64 (e.g. RL rewards).
 

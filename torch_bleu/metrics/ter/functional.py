@@ -11,6 +11,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from ...threads import within_cpu_share
 from .config import TERConfig
 from .score import ter_fraction
 from .statistics import ter_statistics
@@ -35,6 +36,7 @@ def sentence_ter_statistics(preds: Any, target: Any, config: TERConfig) -> Tenso
     return torch.from_numpy(ter_statistics(*text, config))
 
 
+@within_cpu_share
 def corpus_ter(preds: Any, target: Any, **options: Any) -> Tensor:
     """Corpus TER: every sentence's fewest edits, summed, per summed mean reference length.
 
@@ -51,6 +53,7 @@ def corpus_ter(preds: Any, target: Any, **options: Any) -> Tensor:
     return score
 
 
+@within_cpu_share
 def sentence_ter(preds: Any, target: Any, **options: Any) -> Tensor:
     """TER of every sentence of a batch on its own, ``(B,)`` float64 (lower is better; e.g. ``-TER`` as an
     RL reward).
