@@ -30,6 +30,7 @@ from torch_bleu.engine import (
     StackedRows,
     choose_algorithm,
     clipped_matches,
+    flat_pairs,
     keys,
     rowsort,
     sorted_keys,
@@ -297,3 +298,22 @@ def test_bench_quick_runs_and_scores_agree(tmp_path):
         assert not row[-1].startswith("NO"), row
     for name, difference in result["rl"]["max_score_difference"].items():
         assert difference <= (1e-6 if name == "tensorbleu" else 1e-9), name  # TensorBLEU computes in float32
+
+
+@pytest.mark.parametrize("max_order", [4, 6])
+def test_long_rows_of_a_large_vocabulary_ranked_within_their_pairs_count_as_the_tensor_engine(max_order):
+    """Long rows over many distinct ids need more bits per token than one key holds for every order; the host
+    engine then ranks tokens within each pair (one key, one sort) and must count as the tensor engine does."""
+    generator = torch.Generator().manual_seed(3)
+    batch, width = 64, 1000
+    words = torch.randint(0, 2**40, (batch, 3 * width // 4), generator=generator)
+    preds = words[:, torch.randint(0, 3 * width // 4, (width,), generator=generator)]
+    target = torch.where(torch.rand(batch, width, generator=generator) < 0.6, preds.roll(7, 1), preds.roll(1, 0))
+    preds[:5, 900:] = 0  # ragged rows
+    target[5:9, 600:] = 0
+    stacked = stack_rows(preds.numpy(), target.numpy()[:, None], ignore_ids=[0])
+    _ranks, distinct = keys.dense_ranks(stacked.tokens[stacked.keep])
+    assert not flat_pairs._one_stage(batch.bit_length(), distinct, max_order)  # the case in question
+    on_host = clipped_matches(stacked, max_order)
+    on_tensors = clipped_matches(stack_rows(preds, target[:, None], ignore_ids=[0]), max_order, "sorted")
+    assert on_host.tolist() == on_tensors.tolist()

@@ -3,7 +3,7 @@ word ids.
 
 Each piece is checked against a plain Python statement of what it computes, on NumPy arrays and on
 tensors, with sizes read from the data and with sizes from shapes alone (as on an accelerator), and
-with keys too narrow for one stage (so that the staged path runs).
+with keys too narrow for one stage (so that the staged path runs), and with tokens ranked within each pair.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from torch_bleu import CHRFConfig, arrays
-from torch_bleu.engine import keys, rowsort
+from torch_bleu.engine import flat_pairs, keys, rowsort
 from torch_bleu.engine.flat_pairs import PairStream, pair_matches
 from torch_bleu.engine.keys import dense_ranks
 from torch_bleu.engine.rowsort import Segments, sort_segments, sort_segments_with_order
@@ -51,11 +51,19 @@ pair_lists = st.lists(st.tuples(token_rows, token_rows), max_size=6)
 
 
 @settings(max_examples=150, deadline=None)
-@given(pairs=pair_lists, max_order=st.integers(1, 7), unused=st.integers(0, 4), key_bits=st.sampled_from([63, 24]))
+@given(
+    pairs=pair_lists,
+    max_order=st.integers(1, 7),
+    unused=st.integers(0, 4),
+    key_bits=st.sampled_from([63, 24]),
+    within_pairs=st.booleans(),
+)
 @pytest.mark.parametrize("kind", KINDS)
-def test_pair_matches_are_clipped_counts(kind, pairs, max_order, unused, key_bits):
+def test_pair_matches_are_clipped_counts(kind, pairs, max_order, unused, key_bits, within_pairs):
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setattr(keys, "KEY_BITS", key_bits)  # 24: several stages
+        if within_pairs:  # ranked within each pair on the host, wherever those keys fit
+            monkeypatch.setattr(flat_pairs, "_one_stage", lambda *_: False)
         tokens, rows = [], []
         for number, (hypothesis, reference) in enumerate(pairs):
             tokens += hypothesis + reference
