@@ -16,17 +16,20 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU
 from strategies import INT64_MAX, INT64_MIN
+from test_flat_streams import expected_matches
 
-from torch_bleu import BLEUScore, arrays, sentence_statistics
+from torch_bleu import BLEUScore, arrays, engine, sentence_statistics
 from torch_bleu.engine import (
     ALGORITHMS,
     PAIRWISE_MAX_WIDTH,
+    RowStream,
     StackedRows,
     choose_algorithm,
     clipped_matches,
@@ -317,3 +320,32 @@ def test_long_rows_of_a_large_vocabulary_ranked_within_their_pairs_count_as_the_
     on_host = clipped_matches(stacked, max_order)
     on_tensors = clipped_matches(stack_rows(preds, target[:, None], ignore_ids=[0]), max_order, "sorted")
     assert on_host.tolist() == on_tensors.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.lists(st.integers(3, 9), max_size=9), st.lists(st.integers(3, 9), max_size=9)), max_size=9
+    ),
+    chunk_slots=st.integers(1, 40),
+)
+def test_host_batches_counted_in_chunks_count_as_at_once(rows, chunk_slots):
+    """The host counts a batch's pairs a few thousand slots at a time: any chunk size gives the same counts,
+    for stacked rows and for streams of rows end to end."""
+    width = max([1, *(len(side) for pair in rows for side in pair)])
+    padded = np.zeros((len(rows), 2, width), dtype=np.int64)
+    for number, pair in enumerate(rows):
+        for side, tokens in enumerate(pair):
+            padded[number, side, : len(tokens)] = tokens
+    stacked = stack_rows(padded[:, 0], padded[:, 1:], ignore_ids=[0])
+    stream = RowStream(
+        np.array([token for pair in rows for side in pair for token in side], dtype=np.int64),
+        np.array([[len(side) for side in pair] for pair in rows], dtype=np.int64).reshape(-1, 2),
+    )
+    at_once = clipped_matches(stacked, 4), clipped_matches(stream, 4)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(engine, "CHUNK_SLOTS", chunk_slots)
+        assert clipped_matches(stacked, 4).tolist() == at_once[0].tolist()
+        assert clipped_matches(stream, 4).tolist() == at_once[1].tolist()
+    expected = [[expected_matches(hyp, ref, 4)] for hyp, ref in rows]
+    assert at_once[1].tolist() == expected

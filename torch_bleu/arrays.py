@@ -61,8 +61,11 @@ def as_tensor(values: Array, device: Any = None) -> Any:
     """
     if isinstance(values, np.ndarray) and not values.flags.writeable:
         values = values.copy()
-    import torch  # a statistic becomes a tensor: PyTorch is wanted here
+    torch = _torch()
+    if torch is None:  # a statistic of the command line becomes a tensor: PyTorch is wanted now
+        import torch as imported
 
+        torch = imported
     return torch.as_tensor(values, device=device)
 
 

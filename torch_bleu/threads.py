@@ -26,7 +26,7 @@ import functools
 import sys
 import threading
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from typing import Any, Callable, TypeVar
 
 __all__ = ["cpu_share", "get_cpu_threads", "set_cpu_threads", "within_cpu_share"]
@@ -68,29 +68,18 @@ def cpu_share(blas: bool = False) -> Iterator[None]:
     PyTorch is bounded only where it is imported already (the command line counts without it), and
     not while ``torch.compile`` traces (a compiled graph has no thread setting to change).
     """
-    global _depth, _saved_torch_threads
-    torch = sys.modules.get("torch")
-    if _threads is None or (torch is not None and torch.compiler.is_compiling()):
+    if _threads is None:
         yield
         return
-    with _lock:
-        if _depth == 0 and torch is not None:
-            threads = torch.get_num_threads()
-            if threads > _threads:
-                _saved_torch_threads = threads
-                torch.set_num_threads(_threads)
-        _depth += 1
+    entered = _enter()
     try:
-        with ExitStack() as stack:
-            if blas:
-                stack.enter_context(_blas_controller_now().limit(limits=_threads, user_api="blas"))
+        if blas:
+            with _blas_controller_now().limit(limits=_threads, user_api="blas"):
+                yield
+        else:
             yield
     finally:
-        with _lock:
-            _depth -= 1
-            if _depth == 0 and _saved_torch_threads is not None:  # PyTorch was imported to save it
-                sys.modules["torch"].set_num_threads(_saved_torch_threads)
-                _saved_torch_threads = None
+        _leave(entered)
 
 
 def within_cpu_share(function: Function) -> Function:
@@ -98,10 +87,43 @@ def within_cpu_share(function: Function) -> Function:
 
     @functools.wraps(function)
     def bounded(*args: Any, **kwargs: Any) -> Any:
-        with cpu_share():
+        if _threads is None:
             return function(*args, **kwargs)
+        entered = _enter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _leave(entered)
 
     return bounded  # type: ignore[return-value]
+
+
+def _enter() -> bool:
+    """Count a call of the library in; the outermost lowers PyTorch's threads. ``False`` while tracing."""
+    global _depth, _saved_torch_threads
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.compiler.is_compiling():
+        return False
+    with _lock:
+        if _depth == 0 and torch is not None:
+            threads = torch.get_num_threads()
+            if _threads is not None and threads > _threads:
+                _saved_torch_threads = threads
+                torch.set_num_threads(_threads)
+        _depth += 1
+    return True
+
+
+def _leave(entered: bool) -> None:
+    """Count a call of the library out; the last one gives PyTorch's threads back."""
+    global _depth, _saved_torch_threads
+    if not entered:
+        return
+    with _lock:
+        _depth -= 1
+        if _depth == 0 and _saved_torch_threads is not None:  # PyTorch was imported to save it
+            sys.modules["torch"].set_num_threads(_saved_torch_threads)
+            _saved_torch_threads = None
 
 
 def _blas_controller_now() -> Any:

@@ -24,14 +24,17 @@ from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
+
 from ..arrays import Array, full_like_shape, is_tensor
-from .flat_pairs import pair_matches, stacked_pairs, stream_pairs
+from .flat_pairs import PairStream, pair_matches, stacked_pairs, stream_pairs
 from .pairwise import pairwise_matches
-from .rows import RowStream, StackedRows, stack_rows
+from .rows import RowStream, StackedRows, stack_rows, stacked_chunks, stream_chunks
 from .sorted_keys import sorted_key_matches
 
 __all__ = [
     "ALGORITHMS",
+    "CHUNK_SLOTS",
     "PAIRWISE_MAX_WIDTH",
     "RowStream",
     "StackedRows",
@@ -44,9 +47,20 @@ Algorithm = Callable[[StackedRows, int], Array]
 
 ALGORITHMS: dict[str, Algorithm] = {"sorted": sorted_key_matches, "pairwise": pairwise_matches}
 
+#: On the host, a batch's pairs are counted this many token slots at a time (at least one sentence): a
+#: chunk's arrays stay in the CPU's caches and its memory is reused by the next instead of being
+#: mapped afresh. A 256 x 1024 batch as chunks of 2^16 slots: 19 ms, against 52 ms at once.
+CHUNK_SLOTS = 2**15
+
 #: Rows up to this many tokens go to the pairwise algorithm; on longer rows sorting wins, by 2 to 3
 #: times at 16 to 24 tokens (measured on CPU, see the speed page of the documentation).
 PAIRWISE_MAX_WIDTH = 4
+
+
+def _in_chunks(streams: list[PairStream], max_order: int) -> Array:
+    """``(B, 1, max_order)`` matches of the pairs of the ``streams``, one after the other."""
+    parts = [pair_matches(stream, max_order) for stream in streams]
+    return (parts[0] if len(parts) == 1 else np.concatenate(parts))[:, None]
 
 
 def choose_algorithm(width: int, hypotheses: int = 1) -> str:
@@ -76,10 +90,10 @@ def clipped_matches(rows: StackedRows | RowStream, max_order: int, algorithm: st
         [[[[2, 1]]], [[[2, 1]]]]
     """
     if isinstance(rows, RowStream):
-        return pair_matches(stream_pairs(rows), max_order)[:, None]
+        return _in_chunks([stream_pairs(part) for part in stream_chunks(rows, CHUNK_SLOTS)], max_order)
     batch, sources, width = rows.tokens.shape
     if algorithm == "auto" and sources == 2 and rows.hypotheses == 1 and not is_tensor(rows.tokens):
-        return pair_matches(stacked_pairs(rows), max_order)[:, None]
+        return _in_chunks([stacked_pairs(part) for part in stacked_chunks(rows, CHUNK_SLOTS)], max_order)
     if algorithm == "auto":
         algorithm = choose_algorithm(width, rows.hypotheses)
     if algorithm not in ALGORITHMS:

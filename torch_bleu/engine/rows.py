@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+import numpy as np
+
 from ..arrays import Array, arange_like, array_namespace, cast, full_like_shape, running_max
 
 
@@ -49,6 +51,52 @@ class RowStream(NamedTuple):
     tokens: Array
     lengths: Array
     distinct: int | None = None
+
+
+def stacked_chunks(rows: StackedRows, slots: int) -> list[StackedRows]:
+    """``rows`` as consecutive batches of sentences of at most ``slots`` token slots each (at least one
+    sentence), chosen from the shape alone.
+
+    Example:
+        >>> import numpy as np
+        >>> rows = StackedRows(np.zeros((5, 2, 3)), None, np.zeros((5, 2)))
+        >>> [part.tokens.shape[0] for part in stacked_chunks(rows, slots=12)]
+        [2, 2, 1]
+    """
+    batch, sources, width = rows.tokens.shape
+    step = max(1, slots // max(1, sources * width))
+    if step >= batch:
+        return [rows]
+    return [
+        rows._replace(
+            tokens=rows.tokens[first : first + step],
+            keep=None if rows.keep is None else rows.keep[first : first + step],
+            lengths=rows.lengths[first : first + step],
+        )
+        for first in range(0, batch, step)
+    ]
+
+
+def stream_chunks(rows: RowStream, slots: int) -> list[RowStream]:
+    """``rows`` as consecutive streams of sentences of at most ``slots`` tokens each (a longer sentence
+    alone).
+
+    Example:
+        >>> import numpy as np
+        >>> rows = RowStream(np.arange(10), np.array([[2, 2], [1, 1], [3, 1]]))
+        >>> [part.lengths.tolist() for part in stream_chunks(rows, slots=6)]
+        [[[2, 2], [1, 1]], [[3, 1]]]
+    """
+    ends = rows.lengths.sum(-1).cumsum()
+    if not ends.shape[0] or ends[-1] <= slots:
+        return [rows]
+    parts, first, start = [], 0, 0
+    while first < ends.shape[0]:
+        last = max(first + 1, int(np.searchsorted(ends, start + slots, side="right")))
+        end = int(ends[last - 1])
+        parts.append(rows._replace(tokens=rows.tokens[start:end], lengths=rows.lengths[first:last]))
+        first, start = last, end
+    return parts
 
 
 def stack_rows(
