@@ -331,7 +331,7 @@ def test_long_rows_of_a_large_vocabulary_ranked_within_their_pairs_count_as_the_
 )
 def test_host_batches_counted_in_chunks_count_as_at_once(rows, chunk_slots):
     """The host counts a batch's pairs a few thousand slots at a time: any chunk size gives the same counts,
-    for stacked rows and for streams of rows end to end."""
+    for stacked rows, streams of rows end to end and CPU tensors with several references."""
     width = max([1, *(len(side) for pair in rows for side in pair)])
     padded = np.zeros((len(rows), 2, width), dtype=np.int64)
     for number, pair in enumerate(rows):
@@ -342,10 +342,13 @@ def test_host_batches_counted_in_chunks_count_as_at_once(rows, chunk_slots):
         np.array([token for pair in rows for side in pair for token in side], dtype=np.int64),
         np.array([[len(side) for side in pair] for pair in rows], dtype=np.int64).reshape(-1, 2),
     )
-    at_once = clipped_matches(stacked, 4), clipped_matches(stream, 4)
+    tensors = torch.from_numpy(padded)  # two references each: the tensor engine, chunked on the CPU too
+    two_references = stack_rows(tensors[:, 0], tensors[:, [1, 0]], ignore_ids=[0])
+    at_once = [clipped_matches(rows, 4) for rows in (stacked, stream, two_references)]
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setattr(engine, "CHUNK_SLOTS", chunk_slots)
-        assert clipped_matches(stacked, 4).tolist() == at_once[0].tolist()
-        assert clipped_matches(stream, 4).tolist() == at_once[1].tolist()
+        monkeypatch.setattr(engine, "CPU_TENSOR_CHUNK_SLOTS", chunk_slots)
+        for rows, whole in zip((stacked, stream, two_references), at_once):
+            assert clipped_matches(rows, 4).tolist() == whole.tolist()
     expected = [[expected_matches(hyp, ref, 4)] for hyp, ref in rows]
     assert at_once[1].tolist() == expected
