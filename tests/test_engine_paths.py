@@ -348,7 +348,7 @@ def test_host_batches_counted_in_chunks_count_as_at_once(rows, chunk_slots):
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setattr(engine, "CHUNK_SLOTS", chunk_slots)
         monkeypatch.setattr(engine, "CPU_TENSOR_CHUNK_SLOTS", chunk_slots)
-        for rows, whole in zip((stacked, stream, two_references), at_once):
-            assert clipped_matches(rows, 4).tolist() == whole.tolist()
+        for batch, whole in zip((stacked, stream, two_references), at_once):
+            assert clipped_matches(batch, 4).tolist() == whole.tolist()
     expected = [[expected_matches(hyp, ref, 4)] for hyp, ref in rows]
     assert at_once[1].tolist() == expected
