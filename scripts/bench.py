@@ -83,6 +83,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the benchmarks packa
 sys.path.append(str(Path(__file__).resolve().parents[1] / "examples"))  # the examples' --device check
 
 from _device import usable_device
+from benchmarks import timing
+from benchmarks.ab import compare
 from benchmarks.chrf import run_chrf
 from benchmarks.common import QUICK, cpu_name, workload_sizes
 from benchmarks.pairwise import run_pairwise
@@ -92,6 +94,9 @@ from benchmarks.text import run_text
 from benchmarks.workloads import plot, run_grid, run_memory, run_rl, run_threads, run_update_latency, run_wmt17
 
 WMT_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17-en-de"
+#: The most a torch-bleu measurement may slow down beside as many busy processes as cores (a program
+#: keeping to its share of the cores slows about 1.5 times there).
+BUSY_LIMIT = 2.5
 __all__ = ["QUICK", "main"]
 
 
@@ -114,6 +119,20 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="run every workload in this process (as --quick does); by default each runs in a fresh one",
     )
     parser.add_argument(
+        "--busy",
+        type=int,
+        default=timing.BUSY_PROCESSES,
+        help="processes spinning beside torch-bleu's second round of every measurement (default: one per "
+        "core, %(default)s; 0: no busy rounds)",
+    )
+    parser.add_argument(
+        "--against",
+        metavar="REV",
+        help="also compare the rl, update and grid rows with the torch_bleu of this git revision (fresh "
+        "processes, alternating, one thread and default threads)",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="alternations of --against (default: %(default)s)")
+    parser.add_argument(
         "--skip",
         nargs="*",
         default=[],
@@ -129,6 +148,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     device = args.device
+    timing.BUSY_PROCESSES = args.busy
     if args.threads:
         torch.set_num_threads(args.threads)
     warnings.filterwarnings("ignore")  # nltk's and sacrebleu's advice about sentence-level BLEU
@@ -158,11 +178,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         "threads": run_threads,
     }
     chosen = [name for name in workloads if name not in args.skip]
+    busy: dict[str, list[dict[str, object]]] = {}
     for name in chosen:
         if args.quick or args.one_process or len(chosen) == 1:
             report[name] = workloads[name](args, device)
+            busy[name] = list(timing.BUSY_RECORDS)
+            timing.BUSY_RECORDS.clear()
         else:
-            report[name] = _in_a_fresh_process(name, argv, workloads)
+            report[name], busy[name] = _in_a_fresh_process(name, argv, workloads)
+    report["busy"] = busy
+    if args.busy and len(chosen) > 1:
+        print_busy(busy, args.busy)
+    if args.against:
+        report["against"] = {args.against: compare(args.against, args.rounds, args.quick)}
     if args.plot and report.get("grid"):
         plot(report["grid"], args.plot)
     if args.json:
@@ -176,7 +204,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _in_a_fresh_process(name: str, argv: Sequence[str] | None, workloads: Sequence[str]) -> object:
+def print_busy(busy: dict[str, list[dict[str, object]]], processes: int) -> None:
+    """One row per torch-bleu measurement: its quiet time and its time beside ``processes`` busy processes."""
+    print(f"\n## Beside {processes} busy processes (as many as cores): torch-bleu's medians, seconds\n")
+    print("| workload | measurement | contender | quiet | busy | busy / quiet |")
+    print("|---|---|---|---|---|---|")
+    for workload, records in busy.items():
+        for record in records:
+            for contender, times in record["contenders"].items():  # type: ignore[attr-defined]
+                ratio = times["busy"] / times["quiet"]
+                flag = "" if ratio <= BUSY_LIMIT else " (over the limit)"
+                print(
+                    f"| {workload} | {record['label'] or '-'} | {contender} | {times['quiet']:.4f} "
+                    f"| {times['busy']:.4f} | {ratio:.2f}x{flag} |"
+                )
+
+
+def _in_a_fresh_process(
+    name: str, argv: Sequence[str] | None, workloads: Sequence[str]
+) -> tuple[object, list[dict[str, object]]]:
     """Run workload ``name`` in a new Python process (its tables print as they come) and return its figures:
     no workload inherits the memory, objects and caches of the ones before it, which would slow the
     contenders that run in Python more than the others."""
@@ -186,7 +232,7 @@ def _in_a_fresh_process(name: str, argv: Sequence[str] | None, workloads: Sequen
         skip = given.index("--skip")
         end = next((index for index in range(skip + 1, len(given)) if given[index].startswith("-")), len(given))
         given = given[:skip] + given[end:]
-    for option in ("--json", "--plot"):  # the parent writes those
+    for option in ("--json", "--plot", "--against"):  # the parent does those
         if option in given:
             index = given.index(option)
             given = given[:index] + given[index + 2 :]
@@ -194,7 +240,8 @@ def _in_a_fresh_process(name: str, argv: Sequence[str] | None, workloads: Sequen
         figures = Path(folder) / "figures.json"
         command = [sys.executable, __file__, *given, "--one-process", "--skip", *others, "--json", str(figures)]
         subprocess.run(command, check=True)
-        return json.loads(figures.read_text())[name]
+        report = json.loads(figures.read_text())
+        return report[name], report["busy"][name]
 
 
 if __name__ == "__main__":

@@ -290,10 +290,32 @@ def test_unknown_algorithm_and_oversized_rows_are_rejected(monkeypatch):
 
 
 @pytest.mark.slow
+@pytest.mark.slow
+def test_bench_measures_beside_busy_processes_and_against_an_earlier_commit(tmp_path):
+    """The busy rounds give a quiet and a busy median for torch-bleu's runs; ``--against`` compares the rl,
+    update and grid rows with another revision's package, and the rl row says what the first call costs."""
+    report = tmp_path / "bench.json"
+    workloads = ["wmt17", "subwords", "text", "chrf", "ter", "pairwise", "grid", "memory", "threads"]
+    command = [sys.executable, str(REPO / "scripts" / "bench.py"), "--quick", "--busy", "1", "--skip", *workloads]
+    command += ["--against", "HEAD", "--rounds", "1", "--json", str(report)]
+    printed = subprocess.run(command, check=True, capture_output=True, text=True, timeout=600).stdout
+    result = json.loads(report.read_text())
+    assert "## Beside 1 busy processes" in printed and "## Against HEAD" in printed
+    records = result["busy"]["rl"] + result["busy"]["update"]
+    assert {name for record in records for name in record["contenders"]} >= {"torch-bleu", "update"}
+    assert all(times["busy"] > 0 and times["quiet"] > 0 for r in records for times in r["contenders"].values())
+    for setting in ("1 thread", "default threads"):
+        versions = result["against"]["HEAD"][setting]
+        assert set(versions) == {"HEAD", "this checkout"}
+        assert {"rl", "rl first call", "update"} <= set(versions["HEAD"])
+    assert result["rl"]["first_call_ms"] > 0
+
+
 def test_bench_quick_runs_and_scores_agree(tmp_path):
     """``scripts/bench.py --quick`` keeps working, and every contender's score agrees with its reference."""
     report = tmp_path / "bench.json"
-    command = [sys.executable, str(REPO / "scripts" / "bench.py"), "--quick", "--skip", "memory", "--json", str(report)]
+    command = [sys.executable, str(REPO / "scripts" / "bench.py"), "--quick", "--skip", "memory", "--busy", "0"]
+    command += ["--json", str(report)]
     subprocess.run(command, check=True, capture_output=True, timeout=300)
     result = json.loads(report.read_text())
     assert {"grid", "rl"} <= set(result)

@@ -78,7 +78,7 @@ def _table(
     systems: int,
     sentences: int,
 ) -> dict:
-    seconds, scores = time_interleaved(runs, args.repeats, device)
+    seconds, scores = time_interleaved(runs, args.repeats, device, source)
     ours = median(seconds["torch-bleu"])
     baseline = next(iter(runs))
     table = Table(

@@ -77,7 +77,7 @@ def _loop(metric: object, candidates: list[list[str]]) -> torch.Tensor:
 
 
 def _table(name: str, runs: dict[str, Callable[[], object]], args: argparse.Namespace, device, size: int) -> dict:
-    seconds, scores = time_interleaved(runs, args.repeats, torch.device("cpu"))
+    seconds, scores = time_interleaved(runs, args.repeats, torch.device("cpu"), name)
     scale = {run: size / min(SAMPLED, size) if "estimated" in run else 1.0 for run in runs}
     fastest = median(seconds["torch-bleu"])
     ours = scores["torch-bleu"]

@@ -5,12 +5,8 @@ from __future__ import annotations
 import argparse
 import functools
 import os
-import subprocess
-import sys
-import time
 import tracemalloc
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -20,6 +16,7 @@ from torch import Tensor
 
 import torch_bleu
 
+from .ab import fresh_figures
 from .common import CONTENDERS, SPECIAL_IDS, Batch, cpu_name, workload_sizes
 from .contenders import (
     CORPUS_CONTENDERS,
@@ -31,7 +28,7 @@ from .contenders import (
     tensorbleu_inputs,
 )
 from .data import kept_tokens, load_wmt17, synthetic_batch
-from .timing import median, time_interleaved
+from .timing import busy_cores, median, time_interleaved
 
 
 @dataclass
@@ -94,19 +91,6 @@ def run_wmt17(args: argparse.Namespace, device: torch.device) -> dict | None:
     }
 
 
-@contextmanager
-def busy_cores(count: int) -> Iterator[None]:
-    """``count`` other processes spinning on the CPU while the block runs: a machine shared with other work."""
-    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
-    try:
-        time.sleep(0.5)  # let them start
-        yield
-    finally:
-        for spinner in spinners:
-            spinner.kill()
-            spinner.wait()
-
-
 def run_threads(args: argparse.Namespace, device: torch.device) -> list[dict] | None:
     """WMT17 with torch-bleu and sacrebleu under each thread setting, machine idle and with one core busy."""
     if device.type != "cpu" or not args.data.is_dir():
@@ -130,7 +114,7 @@ def run_threads(args: argparse.Namespace, device: torch.device) -> list[dict] | 
             torch.set_num_threads(threads)
             for busy in (0, 1):
                 with busy_cores(busy):
-                    seconds, _ = time_interleaved(runs, args.repeats, device)
+                    seconds, _ = time_interleaved(runs, args.repeats, device, busy=False)
                 ours, theirs = median(seconds["torch-bleu"]), median(seconds["sacrebleu"])
                 load = "idle" if not busy else f"{busy} core busy"
                 results.append({"threads": threads, "busy_cores": busy, "torch_bleu": ours, "sacrebleu": theirs})
@@ -179,7 +163,9 @@ def run_grid(args: argparse.Namespace, device: torch.device) -> list[dict]:
                 sample = [(preds[:rows], target[:rows])]
                 runs = {name: functools.partial(CORPUS_CONTENDERS[name], sample) for name in CONTENDERS[:3]}
                 runs["torch-bleu"] = functools.partial(torch_bleu.corpus_bleu, preds, target, ignore_ids=SPECIAL_IDS)
-                seconds, _scores = time_interleaved(runs, min(args.repeats, 3), device)
+                seconds, _scores = time_interleaved(
+                    runs, min(args.repeats, 3), device, f"R={references} {batch}x{width}"
+                )
                 throughput = {
                     name: kept_tokens(sample[0][0] if name != "torch-bleu" else preds) / median(seconds[name])
                     for name in runs
@@ -246,7 +232,7 @@ def run_rl(args: argparse.Namespace, device: torch.device) -> dict:
         from rxlm.metrics.tensorbleu import tensor_sentence_bleu
 
         runs["tensorbleu"] = lambda: tensor_sentence_bleu(*tensorbleu_inputs(preds, target), smoothing_method="exp")
-    seconds, scores = time_interleaved(runs, max(args.repeats, 3), device)
+    seconds, scores = time_interleaved(runs, max(args.repeats, 3), device, f"{batch}x{width}")
     whole_batch = ("torch-bleu", "tensorbleu")
     per_row = {name: median(seconds[name]) / (batch if name.startswith(whole_batch) else sample) for name in runs}
     same = {
@@ -273,10 +259,21 @@ def run_rl(args: argparse.Namespace, device: torch.device) -> dict:
                 f"{same[name]:.1e}" if name in same else "reference",
             ]
         )
+    fresh = fresh_figures(quick=args.quick)  # the first call of a process, its imports included
+    table.rows.append(
+        [
+            "torch-bleu, first call of a fresh process",
+            f"{fresh['rl first call']:.1f}",
+            f"{fresh['rl first call'] / fresh['rl']:.1f}x the later calls there",
+            "",
+        ]
+    )
     table.print()
     return {
         "batch": batch,
         "width": width,
+        "first_call_ms": fresh["rl first call"],
+        "later_calls_ms": fresh["rl"],
         "sampled_rows": sample,
         "seconds": seconds,
         "seconds_per_row": per_row,
@@ -370,7 +367,9 @@ def run_update_latency(args: argparse.Namespace, device: torch.device) -> dict:
             sync_free = False
         finally:
             torch.cuda.set_sync_debug_mode("default")
-    seconds, _ = time_interleaved({"update": lambda: metric.update(preds, target)}, max(args.repeats, 20), device)
+    seconds, _ = time_interleaved(
+        {"update": lambda: metric.update(preds, target)}, max(args.repeats, 20), device, f"{batch}x{width}"
+    )
     table = Table(
         f"BLEUScore.update on one {batch} x {width} batch, R = 1 ({device.type})", ["median ms", "host syncs"]
     )
