@@ -304,6 +304,26 @@ def test_python_m_torch_bleu_exits_with_status_1_on_a_missing_file(files):
     assert done.stdout == b""
 
 
+def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path):
+    """``torch-bleu ... -sl | head -1``: the pipe closes while lines are still coming; no traceback."""
+    lines = tmp_path / "lines"
+    lines.write_text("the cat sat on the mat\n" * 20000)
+    pipeline = f"{sys.executable} -m torch_bleu {lines} -i {lines} -sl | head -1"
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", pipeline], capture_output=True, text=True, env=ENV)
+    assert done.stdout.startswith("BLEU|nrefs:1")
+    assert done.stderr == ""
+    assert done.returncode == 141  # as a shell reports sacrebleu, which SIGPIPE ends
+
+
+def test_without_the_text_extra_the_command_says_what_to_install(files):
+    """Without sacrebleu (``pip install -e .`` alone): one line naming the install command, exit status 1."""
+    hide = "import sys; sys.modules['sacrebleu'] = None; from torch_bleu.cli import main; sys.exit(main())"
+    done = torch_bleu_process(["ref_1", "-i", "hyp_a"], files, command=[sys.executable, "-c", hide])
+    assert done.returncode == 1
+    expected = "torch-bleu: error: the command line needs sacrebleu: pip install 'torch-bleu[text]'\n"
+    assert done.stderr.decode() == expected
+
+
 # -------------------------------------------------------------------------------- errors
 
 

@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "torch_bleu"
 
 #: The layers, lowest first; a module belongs to the first entry that is a prefix of its name.
 LAYERS = [
-    ["version", "errors", "arrays"],
+    ["version", "errors", "arrays", "threads"],
     ["options", "significance", "engine"],
     ["text"],
     ["inputs", "detokenize"],

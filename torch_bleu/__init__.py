@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .pairwise.chrf import pairwise_chrf
     from .pairwise.selection import mbr_select, self_bleu
     from .rewards import SentenceReward
+    from .threads import cpu_share, get_cpu_threads, set_cpu_threads
 
 __all__ = [
     "BLEUConfig",
@@ -45,6 +46,8 @@ __all__ = [
     "corpus_bleu",
     "corpus_chrf",
     "corpus_ter",
+    "cpu_share",
+    "get_cpu_threads",
     "mbr_select",
     "pairwise_bleu",
     "pairwise_chrf",
@@ -53,6 +56,7 @@ __all__ = [
     "sentence_chrf",
     "sentence_statistics",
     "sentence_ter",
+    "set_cpu_threads",
 ]
 
 # Where each public name lives. They load on first use, so that the command line, which counts with
@@ -71,6 +75,8 @@ _LAZY_MODULES = {
     "corpus_bleu": "metrics.bleu.functional",
     "corpus_chrf": "metrics.chrf.functional",
     "corpus_ter": "metrics.ter.functional",
+    "cpu_share": "threads",
+    "get_cpu_threads": "threads",
     "mbr_select": "pairwise.selection",
     "pairwise_bleu": "pairwise.bleu",
     "pairwise_chrf": "pairwise.chrf",
@@ -79,6 +85,7 @@ _LAZY_MODULES = {
     "sentence_chrf": "metrics.chrf.functional",
     "sentence_statistics": "metrics.bleu.functional",
     "sentence_ter": "metrics.ter.functional",
+    "set_cpu_threads": "threads",
 }
 
 

@@ -23,6 +23,12 @@ from .reading import check_lengths, read_systems
 from .run import Run, progress_bar
 from .test_sets import read_test_sets, select_documents
 
+#: What the command line needs from the ``text`` extra: sacrebleu's tokenizers and output (tqdm's
+#: progress bar is left out where tqdm is missing).
+TEXT_EXTRA = ("sacrebleu",)
+#: The status of a command whose output pipe closed early: a shell's for a process ended by SIGPIPE.
+BROKEN_PIPE_STATUS = 141
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status, as sacrebleu's: 0, 1 for bad input, 17 for lines with
@@ -36,6 +42,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as error:
         print(f"torch-bleu: error: {error}", file=sys.stderr)
         return error.exit_status
+    except ModuleNotFoundError as error:
+        missing = (error.name or "").split(".")[0]
+        if missing not in TEXT_EXTRA:
+            raise
+        print(f"torch-bleu: error: the command line needs {missing}: pip install 'torch-bleu[text]'", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # the reader stopped early (`| head`): end quietly, as sacrebleu does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to flush at exit
+        return BROKEN_PIPE_STATUS
 
 
 @contextmanager
