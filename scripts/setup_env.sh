@@ -45,6 +45,19 @@ step() {
     fi
 }
 
+# step, with pip's output kept in the environment's pip-install.log and shown only if it fails.
+pip_step() {
+    local why="$1"
+    shift
+    if [ -n "$dry_run" ]; then
+        step "$why" "$@"
+    elif ! "$@" >"$venv/pip-install.log" 2>&1; then
+        cat "$venv/pip-install.log" >&2
+        echo "setup: failed (log above, in $venv/pip-install.log)" >&2
+        exit 1
+    fi
+}
+
 have_torch() { "$1" -c "import torch" >/dev/null 2>&1; }
 have_gpu() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }
 
@@ -82,37 +95,30 @@ if have_torch "$venv_python"; then
     [ -n "$dry_run" ] && echo "torch: kept, the one $venv_python imports"
 elif have_gpu; then
     say "installing torch (the default build: an NVIDIA GPU is present)"
-    step "torch, the default build (CUDA on Linux): an NVIDIA GPU is present" \
+    pip_step "torch, the default build (CUDA on Linux): an NVIDIA GPU is present" \
         "$venv/bin/python" -m pip install --quiet torch
 elif wheel="$(local_cpu_wheel)" && [ -n "$wheel" ]; then
     say "installing torch (CPU build, $wheel)"
-    step "torch, the CPU build (no NVIDIA GPU), from the wheel pip finds at $wheel" \
+    pip_step "torch, the CPU build (no NVIDIA GPU), from the wheel pip finds at $wheel" \
         "$venv/bin/python" -m pip install --quiet "$cpu_torch"
 else
     say "installing torch (CPU build, from PyTorch's CPU index)"
-    step "torch, the CPU build (no NVIDIA GPU), from PyTorch's CPU index" \
+    pip_step "torch, the CPU build (no NVIDIA GPU), from PyTorch's CPU index" \
         "$venv/bin/python" -m pip install --quiet torch --index-url "$cpu_index"
 fi
 
 # (Re)install the package when pyproject.toml or the extras changed since the last install.
 stamp="$venv/.torch-bleu-installed"
 wanted="$(cat "$repo_root/pyproject.toml"; echo "extras=$extras")"
-if [ -n "$dry_run" ]; then
-    if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
-        step "torch-bleu and its $extras extras" "$venv/bin/python" -m pip install --quiet -e "$repo_root[$extras]"
-    else
-        echo "torch-bleu[$extras]: installed already"
-    fi
-    exit 0
-fi
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
-    echo "setup: installing torch-bleu[$extras]" >&2
-    if ! "$venv_python" -m pip install --quiet --disable-pip-version-check -e "$repo_root[$extras]" \
-        >"$venv/pip-install.log" 2>&1; then
-        cat "$venv/pip-install.log" >&2
-        echo "setup: installing torch-bleu[$extras] failed (log above)" >&2
-        exit 1
-    fi
-    printf '%s' "$wanted" >"$stamp"
+    say "installing torch-bleu[$extras]"
+    pip_step "torch-bleu and its $extras extras" \
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$repo_root[$extras]"
+    [ -n "$dry_run" ] || printf '%s' "$wanted" >"$stamp"
+elif [ -n "$dry_run" ]; then
+    echo "torch-bleu[$extras]: installed already"
+fi
+if [ -n "$dry_run" ]; then
+    exit 0
 fi
 export PATH="$venv/bin:$PATH"
