@@ -37,12 +37,17 @@ Workloads:
 * ``rl``: per-sentence BLEU of a 256 x 1024 batch, as an RL reward;
 * ``update``: ``BLEUScore.update`` alone on a 256 x 1024 batch; on CUDA also checked to be free of
   host-device synchronization (``torch.cuda.set_sync_debug_mode("error")``);
+* ``tensorbleu``: per-sentence and corpus BLEU of 256 and 512 rows x 256 and 1024 tokens against
+  TensorBLEU (when installed), the shapes RL trainers score on a GPU;
 * ``memory``: torch-bleu's peak allocated memory in ``update`` against the number of tokens;
 * ``threads`` (CPU): the ``wmt17`` workload for torch-bleu and sacrebleu with 1, 2 and all torch
   threads, the machine idle and with one core kept busy by another process.
 
 Timings are wall-clock medians over ``--repeats`` rounds, contenders interleaved within each round so
 that they share whatever else the machine is doing; speed-ups are ratios of medians from one run.
+torch-bleu's runs then go through the same rounds again beside ``--busy N`` spinning processes (one
+per core by default; a table at the end). ``--against REV`` compares the rl, update and grid rows with
+another commit's package (``benchmarks/ab.py``).
 Each workload runs in a fresh Python process (``--one-process``: all in this one, as ``--quick`` does):
 a workload that leaves a large heap and many objects behind slows the next one's Python and NumPy
 contenders (BLEU from text: 20% slower after the subwords workload), but not a compiled one.
@@ -91,9 +96,32 @@ from benchmarks.pairwise import run_pairwise
 from benchmarks.subwords import run_subwords
 from benchmarks.ter import run_ter
 from benchmarks.text import run_text
-from benchmarks.workloads import plot, run_grid, run_memory, run_rl, run_threads, run_update_latency, run_wmt17
+from benchmarks.workloads import (
+    plot,
+    run_grid,
+    run_memory,
+    run_rl,
+    run_tensorbleu,
+    run_threads,
+    run_update_latency,
+    run_wmt17,
+)
 
 WMT_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17-en-de"
+WORKLOADS = [
+    "wmt17",
+    "subwords",
+    "text",
+    "chrf",
+    "ter",
+    "pairwise",
+    "grid",
+    "rl",
+    "update",
+    "tensorbleu",
+    "memory",
+    "threads",
+]
 #: The most a torch-bleu measurement may slow down beside as many busy processes as cores (a program
 #: keeping to its share of the cores slows about 1.5 times there).
 BUSY_LIMIT = 2.5
@@ -136,7 +164,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--skip",
         nargs="*",
         default=[],
-        choices=["wmt17", "subwords", "text", "chrf", "ter", "pairwise", "grid", "rl", "update", "memory", "threads"],
+        choices=WORKLOADS,
         help="workloads to leave out",
     )
     args = parser.parse_args(argv)
@@ -174,6 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "grid": run_grid,
         "rl": run_rl,
         "update": run_update_latency,
+        "tensorbleu": run_tensorbleu,
         "memory": run_memory,
         "threads": run_threads,
     }

@@ -6,11 +6,17 @@ compiled variant, end-to-end scripts that repeat what quicker tests check) are s
 gets ``--slow``, as ``.ci/run`` gives it: ``bash scripts/test.sh --slow`` runs everything. Shared
 strategies and paths live in ``tests/strategies.py`` and ``tests/shared_data.py`` (pytest advises
 against importing conftest).
+
+``--device cuda`` runs the same tests with their inputs on a GPU: PyTorch's default device becomes
+``cuda``, so every tensor a test makes with ``torch.tensor``, ``torch.zeros``, ``torch.randint``, ...,
+and every metric's states, live there (``scripts/gpu_check.sh`` runs the exactness and life-cycle
+tests this way). Tensors made from NumPy arrays stay on the CPU, as they do for a user.
 """
 
 from __future__ import annotations
 
 import pytest
+import torch
 from hypothesis import settings
 
 settings.register_profile("torch-bleu", deadline=None)
@@ -19,6 +25,17 @@ settings.load_profile("torch-bleu")
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--slow", action="store_true", help="also run the tests marked slow (CI runs them)")
+    parser.addoption(
+        "--device", default="cpu", help="PyTorch's default device for the tests' tensors: cpu (default) or cuda"
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    device = torch.device(config.getoption("--device"))
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise pytest.UsageError("--device cuda: PyTorch sees no CUDA device here")
+    if device.type != "cpu":
+        torch.set_default_device(device)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -295,7 +295,7 @@ def test_bench_measures_beside_busy_processes_and_against_an_earlier_commit(tmp_
     """The busy rounds give a quiet and a busy median for torch-bleu's runs; ``--against`` compares the rl,
     update and grid rows with another revision's package, and the rl row says what the first call costs."""
     report = tmp_path / "bench.json"
-    workloads = ["wmt17", "subwords", "text", "chrf", "ter", "pairwise", "grid", "memory", "threads"]
+    workloads = ["wmt17", "subwords", "text", "chrf", "ter", "pairwise", "grid", "tensorbleu", "memory", "threads"]
     command = [sys.executable, str(REPO / "scripts" / "bench.py"), "--quick", "--busy", "1", "--skip", *workloads]
     command += ["--against", "HEAD", "--rounds", "1", "--json", str(report)]
     printed = subprocess.run(command, check=True, capture_output=True, text=True, timeout=600).stdout

@@ -17,7 +17,7 @@ from torch import Tensor
 import torch_bleu
 
 from .ab import fresh_figures
-from .common import CONTENDERS, SPECIAL_IDS, Batch, cpu_name, workload_sizes
+from .common import CONTENDERS, PAD, SPECIAL_IDS, Batch, cpu_name, workload_sizes
 from .contenders import (
     CORPUS_CONTENDERS,
     FLOAT32_TOLERANCE,
@@ -407,3 +407,47 @@ def plot(grid: list[dict], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=120)
     print(f"\nplot written to {path}")
+
+
+def run_tensorbleu(args: argparse.Namespace, device: torch.device) -> list[dict]:
+    """torch-bleu against TensorBLEU (when installed) on the batch shapes RL trainers score: per-sentence and
+    corpus BLEU of 256 and 512 rows x 256 and 1024 tokens (``exp`` smoothing), on ``device``."""
+    available = tensorbleu_available()
+    if not available:
+        print("tensorbleu: TensorBLEU is not installed (pip install rxlm --no-deps); torch-bleu alone")
+    shapes = [workload_sizes(args).rl] if args.quick else [(256, 256), (256, 1024), (512, 256), (512, 1024)]
+    table = Table(
+        f"Per-sentence and corpus BLEU against TensorBLEU ({device.type}, ms, median of {max(args.repeats, 3)})",
+        ["B x L", "torch-bleu sentence", "TensorBLEU sentence", "torch-bleu corpus", "TensorBLEU corpus"],
+    )
+    results = []
+    for batch, width in shapes:
+        preds, target = synthetic_batch(batch, width, 1, seed=1)
+        preds, target = preds.to(device), target[:, 0].to(device)
+        runs = _tensorbleu_runs(preds, target, available)
+        seconds, _ = time_interleaved(runs, max(args.repeats, 3), device, f"{batch}x{width}")
+        ms = {name: median(seconds[name]) * 1e3 for name in runs}
+        results.append({"batch": batch, "width": width, "ms": ms})
+        table.rows.append(
+            [f"{batch} x {width}", *(f"{ms[name]:.2f}" if name in ms else "-" for name in table.columns[1:])]
+        )
+    table.print()
+    return results
+
+
+def _tensorbleu_runs(preds: Tensor, target: Tensor, tensorbleu: bool) -> dict[str, Callable[[], object]]:
+    """torch-bleu's per-sentence and corpus BLEU of one batch, and TensorBLEU's where it is installed."""
+    options = dict(ignore_ids=SPECIAL_IDS, smoothing="exp")
+    runs: dict[str, Callable[[], object]] = {
+        "torch-bleu sentence": functools.partial(torch_bleu.sentence_bleu, preds, target, **options),
+        "torch-bleu corpus": functools.partial(torch_bleu.corpus_bleu, preds, target, **options),
+    }
+    if tensorbleu:
+        from rxlm.metrics.tensorbleu import tensor_corpus_bleu, tensor_sentence_bleu
+
+        inputs = tensorbleu_inputs(preds, target)
+        runs["TensorBLEU sentence"] = functools.partial(tensor_sentence_bleu, *inputs, smoothing_method="exp")
+        runs["TensorBLEU corpus"] = functools.partial(
+            tensor_corpus_bleu, *inputs, pad_token_id=PAD, smoothing_method="exp"
+        )
+    return runs

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Every GPU check in one command, for the day a GPU is at hand (about 10 minutes on one H100):
+#   1. the exactness and life-cycle tests of every metric and input path with their tensors on the
+#      device (pytest --device: PyTorch's default device, one set of tests);
+#   2. update() of every metric path under torch.cuda.set_sync_debug_mode, each host sync named
+#      (TER's documented read-back allowed);
+#   3. scripts/bench.py on the device: TensorBLEU's shapes (256 and 512 rows x 256 and 1024 tokens,
+#      per sentence and corpus; pip install rxlm --no-deps), text, chrF, TER, pairwise, rl, update;
+#   4. one JSON report (device, versions, tests, syncs, bench, seconds per step), its path printed last.
+# `python scripts/gpu_check.py tables REPORT` then rewrites the GPU tables of README.md and docs/speed.md.
+#
+# Usage: bash scripts/gpu_check.sh [--device cuda|cpu] [--out DIR]
+#   --device cpu runs the same steps on the CPU with a smaller bench (a few minutes), so that the
+#   script is exercised where there is no GPU.
+# On a machine whose python3 already has PyTorch with CUDA (a lent GPU machine), that Python is used
+# as it is, with wheels from .whl/ (if any) installed beside it; elsewhere the project's .venv.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+device=cuda
+out=out/gpu-check
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --device) device="$2"; shift 2 ;;
+        --out) out="$2"; shift 2 ;;
+        *) echo "gpu_check: unknown argument $1 (usage: --device cuda|cpu, --out DIR)" >&2; exit 2 ;;
+    esac
+done
+mkdir -p "$out"
+
+if [ "$device" != cpu ] && python3 -c "import torch, sys; sys.exit(not torch.cuda.is_available())" 2>/dev/null; then
+    python=python3
+    if compgen -G ".whl/*.whl" >/dev/null; then  # packages the machine lacks, carried as wheels
+        python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+        export PYTHONPATH="/tmp/site:${PYTHONPATH:-}"
+    fi
+    export PYTHONPATH="$PWD:${PYTHONPATH:-}"
+else
+    source scripts/setup_env.sh
+    python=python
+fi
+export PYTHONUNBUFFERED=1
+
+tests=(
+    tests/test_against_sacrebleu.py tests/test_corpus_statistics.py tests/test_metric_lifecycle.py
+    tests/test_eos.py tests/test_ragged_input.py tests/test_device_and_inputs.py tests/test_subword_ids.py
+    tests/test_chrf.py tests/test_ter.py tests/test_pairwise.py tests/test_rewards.py tests/test_compile.py
+)
+if [ "$device" = cpu ]; then
+    bench=(--quick)
+else
+    bench=(--repeats 3)
+fi
+
+seconds=()
+failed=0
+step() {  # step NAME COMMAND...: run, time, remember a failure
+    local name="$1" start took
+    shift
+    echo "gpu_check: $name" >&2
+    start=$(date +%s%N)
+    "$@" || failed=1
+    took=$((($(date +%s%N) - start) / 1000000))  # milliseconds
+    seconds+=(--seconds "$name=$((took / 1000)).$(printf '%03d' $((took % 1000)))")
+}
+
+step tests "$python" -m pytest "${tests[@]}" --device "$device" -n auto -q -p no:cacheprovider \
+    --junitxml="$out/tests.xml"
+step syncs "$python" scripts/gpu_check.py syncs --device "$device" --json "$out/syncs.json"
+step bench "$python" scripts/bench.py --device "$device" "${bench[@]}" --busy 0 \
+    --skip wmt17 subwords grid memory threads --json "$out/bench.json"
+"$python" scripts/gpu_check.py report --out "$out/report.json" --device "$device" "${seconds[@]}" \
+    --step tests="$out/tests.xml" --step syncs="$out/syncs.json" --step bench="$out/bench.json"
+echo "$out/report.json"
+exit "$failed"
