@@ -22,6 +22,7 @@ import warnings
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 #: The host syncs the library documents: TER searches its shifts on the host and reads the decoded rows
@@ -47,9 +48,15 @@ def metric_paths(device: object) -> dict[str, Callable[[], object]]:
     subword_refs = torch.randint(3, len(pieces), (32, 20), generator=generator).to(device)
     weight = torch.ones(64, dtype=torch.bool, device=device)
 
-    def updated(metric: object, *args: object, **kwargs: object) -> Callable[[], object]:
-        metric = metric.to(device)  # type: ignore[attr-defined]
-        return lambda: (metric.update(*args, **kwargs), metric)[1]  # type: ignore[attr-defined]
+    def updated(metric: Any, *args: object, **kwargs: object) -> Callable[[], object]:
+        """A call of the metric's ``update`` on ``device``; it returns the metric."""
+        metric = metric.to(device)
+
+        def update() -> object:
+            metric.update(*args, **kwargs)
+            return metric
+
+        return update
 
     ids = dict(ignore_ids=[0, 1], eos_id=2)
     return {

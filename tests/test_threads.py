@@ -97,6 +97,13 @@ def test_no_bound_leaves_the_callers_threads(monkeypatch):
     assert seen == [2, 2]
 
 
+@pytest.mark.parametrize("bad", [0, -1, True, 1.5, "2"])
+def test_a_bound_that_is_no_positive_int_is_refused_and_the_bound_stays(bad):
+    with pytest.raises(ValueError, match="threads must be a positive int or None"):
+        threads.set_cpu_threads(bad)
+    assert threads.get_cpu_threads() == 1
+
+
 @pytest.mark.usefixtures("two_torch_threads")
 def test_threads_come_back_after_rejected_input_and_states_stay():
     metric = torch_bleu.BLEUScore()

@@ -62,10 +62,7 @@ def as_tensor(values: Array, device: Any = None) -> Any:
     if isinstance(values, np.ndarray) and not values.flags.writeable:
         values = values.copy()
     torch = _torch()
-    if torch is None:  # a statistic of the command line becomes a tensor: PyTorch is wanted now
-        import torch as imported
-
-        torch = imported
+    assert torch is not None  # statistics become tensors only where PyTorch counts or scores them
     return torch.as_tensor(values, device=device)
 
 
