@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # the package of this checkout, installed or not
+sys.path.insert(0, str(ROOT / "src"))  # the package of this checkout, installed or not
 
 import torch_bleu  # noqa: E402
 

@@ -35,7 +35,7 @@ def installed_package(target: Path) -> str:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=target)
     assert done.returncode == 0, done.stderr
     assert (target / "bin" / "torch-bleu").exists()  # the console script
-    missing = set(modules(ROOT / "torch_bleu")) - set(modules(target / "torch_bleu"))
+    missing = set(modules(ROOT / "src" / "torch_bleu")) - set(modules(target / "torch_bleu"))
     assert not missing, f"not installed: {sorted(missing)}"  # every subpackage has its __init__.py
     return done.stdout.strip()
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "torch_bleu"
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "torch_bleu"
 
 #: The layers, lowest first; a module belongs to the first entry that is a prefix of its name.
 LAYERS = [

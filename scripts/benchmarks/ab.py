@@ -77,7 +77,7 @@ def measure(quick: bool, threads: int | None) -> dict[str, float]:
     return figures
 
 
-def fresh_figures(source: str = str(REPO), threads: int = 0, quick: bool = False) -> dict[str, float]:
+def fresh_figures(source: str = str(REPO / "src"), threads: int = 0, quick: bool = False) -> dict[str, float]:
     """:func:`measure` in a new Python process importing ``source``'s ``torch_bleu``, which may write
     its bytecode (as an installed package has it)."""
     command = [sys.executable, __file__, "--source", source, "--threads", str(threads), *(["--quick"] * quick)]
@@ -89,13 +89,20 @@ def fresh_figures(source: str = str(REPO), threads: int = 0, quick: bool = False
     return figures
 
 
+def _package_folder(revision: str) -> str:
+    """Where ``revision`` keeps the package: ``src/torch_bleu``, or ``torch_bleu`` in older revisions."""
+    listed = subprocess.run(["git", "ls-tree", revision, "src/torch_bleu"], cwd=REPO, capture_output=True, check=True)
+    return "src/torch_bleu" if listed.stdout.strip() else "torch_bleu"
+
+
 def compare(revision: str, rounds: int, quick: bool) -> dict[str, dict[str, dict[str, float]]]:
     """Figures of ``revision`` and of this checkout, each the median over ``rounds`` alternating fresh
     processes, on one thread and with the default threads; prints a table."""
     with tempfile.TemporaryDirectory() as folder:
-        archive = subprocess.run(["git", "archive", revision, "torch_bleu"], cwd=REPO, capture_output=True, check=True)
+        package = _package_folder(revision)
+        archive = subprocess.run(["git", "archive", revision, package], cwd=REPO, capture_output=True, check=True)
         subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
-        sources = {revision: folder, "this checkout": str(REPO)}
+        sources = {revision: str(Path(folder, package).parent), "this checkout": str(REPO / "src")}
         for source in sources.values():  # untimed: each version's bytecode written
             fresh_figures(source, quick=True)
         results: dict[str, dict[str, dict[str, float]]] = {}
