@@ -5,7 +5,8 @@ arrays: the generated ids and the labels. Both are padded to a common width, the
 (the id the loss ignores), the generations with the tokenizer's pad id and, across batches, -100 as
 well. ``ignore_ids`` drops all of these wherever they occur, so nothing needs decoding or stripping.
 
-    trainer = Seq2SeqTrainer(model, args, ..., compute_metrics=make_compute_metrics(tokenizer))
+    special_ids = [tokenizer.pad_token_id, tokenizer.eos_token_id, model.config.decoder_start_token_id]
+    trainer = Seq2SeqTrainer(model, args, ..., compute_metrics=make_compute_metrics(special_ids))
 
 The numbers are corpus BLEU on token ids (sacrebleu's rules, ids as words). Run this file to see the
 function on arrays laid out as the trainer lays them out:
@@ -16,8 +17,8 @@ function on arrays laid out as the trainer lays them out:
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
-from typing import Any, Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -27,13 +28,14 @@ import torch_bleu
 LABEL_PAD = -100
 
 
-def make_compute_metrics(special_ids: Sequence[int]) -> Callable[[Any], dict[str, float]]:
+def make_compute_metrics(special_ids: Sequence[int | None]) -> Callable[[Any], dict[str, float]]:
     """A ``compute_metrics`` for ``Seq2SeqTrainer(predict_with_generate=True)``.
 
     ``special_ids`` are the tokenizer's pad, start and end ids, e.g.
-    ``[tokenizer.pad_token_id, tokenizer.eos_token_id, model.config.decoder_start_token_id]``.
+    ``[tokenizer.pad_token_id, tokenizer.eos_token_id, model.config.decoder_start_token_id]``; ``None``
+    entries (an id the model does not set) are skipped.
     """
-    ignore_ids = sorted({LABEL_PAD, *special_ids})
+    ignore_ids = sorted({LABEL_PAD, *(token for token in special_ids if token is not None)})
 
     def compute_metrics(eval_pred: Any) -> dict[str, float]:
         predictions, labels = eval_pred  # an EvalPrediction unpacks to (predictions, label_ids)

@@ -408,6 +408,27 @@ def test_progress_bar_only_on_a_terminal_and_not_quiet(files, run_main, monkeypa
     shown = terminal.getvalue()
     assert ("approximate randomization" in shown) is not quiet
     assert ("BLEU: counting" in shown) is not quiet
+    # each bar names what it counts: sentences, then trials
+    assert (re.search(r"BLEU: counting: .*/16 \[.*sentence/s\]", shown) is not None) is not quiet
+    assert (re.search(r"approximate randomization: .*/64 \[.*trial/s\]", shown) is not None) is not quiet
+    assert "it/s" not in shown
+
+
+@pytest.mark.parametrize(
+    "args, description",
+    [
+        (["hyp_a", "hyp_b", "--paired-bs", "-pbsn", "64"], "BLEU: paired bootstrap"),
+        (["hyp_a", "-ci", "-cin", "64"], "bootstrap"),
+    ],
+)
+def test_bootstrap_progress_bar_counts_resamples(files, run_main, monkeypatch, args, description):
+    pytest.importorskip("tqdm")
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert run_main(["ref_1", "-i", *args], files)[0] == 0
+    shown = terminal.getvalue()
+    assert re.search(rf"\r{description}: .*/64 \[.*resample/s\]", shown), shown
+    assert "it/s" not in shown
 
 
 # -------------------------------------------------------------------------------- WMT17

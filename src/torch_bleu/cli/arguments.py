@@ -36,8 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     """sacrebleu's options for local files, each metric's own (``--max-ngram-order`` among BLEU's), and ``--device``."""
     parser = argparse.ArgumentParser(
         prog="torch-bleu",
-        description="BLEU and chrF as sacrebleu computes them, counted on a GPU with PyTorch or on the CPU "
-        "with NumPy.\n"
+        description="BLEU, chrF and TER as sacrebleu computes them, counted on a GPU with PyTorch or on the CPU "
+        "with NumPy (TER searches its shifts on the CPU).\n"
         "Examples: torch-bleu ref.de -i system-a.de system-b.de --paired-bs\n"
         "          torch-bleu -t wmt17 -l en-de -i system-a.de   (references from sacrebleu's local cache)",
         epilog=DIFFERENCES,

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Sequence
-from typing import Callable, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import numpy as np
 

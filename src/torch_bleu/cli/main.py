@@ -124,7 +124,7 @@ def _count(
     count = functools.partial(metric.count, references=encoded_references, device=on_device)
     jobs = _jobs(run, device, len(systems))
     description = f"{metric.title}: counting"
-    with progress_bar(sentences * len(systems), description, run.show_progress) as advance:
+    with progress_bar(sentences * len(systems), description, run.show_progress, "sentence") as advance:
         return count_systems(count, encoded_systems, metric.systems_per_task, jobs, advance, sentences)
 
 

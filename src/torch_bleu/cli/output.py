@@ -78,7 +78,9 @@ def print_single(metrics: list[Counted], run: Run, tests: dict[str, str]) -> Non
         (score,) = metric.scores(metric.packed[0].sum(axis=0))
         fields = tests
         if args.confidence and args.confidence_n > 1:
-            result = run_test(paired_bootstrap, metric.packed, metric.metric.score, run, args.confidence_n, "bootstrap")
+            result = run_test(
+                paired_bootstrap, metric.packed, metric.metric.score, run, args.confidence_n, "bootstrap", "resample"
+            )
             assert result.means is not None and result.cis is not None  # a bootstrap gives both
             score._mean, score._ci = result.means[0].item(), result.cis[0].item()
             fields = {**tests, "bs": str(args.confidence_n), "seed": str(run.seed).lower()}
@@ -102,10 +104,10 @@ def print_systems(names: list[str], metrics: list[Counted], run: Run, tests: dic
     print_results_table(columns, signatures, args)
 
 
-#: The paired tests by ``--paired-bs`` / ``--paired-ar``, and how the progress bar names them.
+#: The paired tests by ``--paired-bs`` / ``--paired-ar``, how the progress bar names them and what it counts.
 TESTS = {
-    "bs": (paired_bootstrap, "paired bootstrap"),
-    "ar": (paired_approximate_randomization, "approximate randomization"),
+    "bs": (paired_bootstrap, "paired bootstrap", "resample"),
+    "ar": (paired_approximate_randomization, "approximate randomization", "trial"),
 }
 
 
@@ -120,8 +122,8 @@ def print_paired(names: list[str], metrics: list[Counted], run: Run, tests: dict
     columns: dict[str, list[object]] = {"System": list(names)}
     signatures = {}
     for metric in metrics:  # in the order given, as sacrebleu's paired tests take them
-        test, description = TESTS[kind]
-        result = run_test(test, metric.packed, metric.metric.score, run, n, f"{metric.title}: {description}")
+        test, description, unit = TESTS[kind]
+        result = run_test(test, metric.packed, metric.metric.score, run, n, f"{metric.title}: {description}", unit)
         scores = metric.scores(metric.packed.sum(axis=1))
         p_values = [None, *result.p_values[1:].tolist()]
         means = result.means.tolist() if result.means is not None else [None] * len(names)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -27,14 +26,15 @@ class Run:
 
 
 @contextmanager
-def progress_bar(total: int, description: str, enabled: bool) -> Iterator[Callable[[int], None]]:
-    """A tqdm bar on standard error when ``enabled`` (and tqdm is installed), else a no-op."""
+def progress_bar(total: int, description: str, enabled: bool, unit: str) -> Iterator[Callable[[int], None]]:
+    """A tqdm bar on standard error when ``enabled`` (and tqdm is installed), else a no-op; it counts
+    ``total`` of ``unit`` (``"sentence"``, ``"resample"``, ...)."""
     bar = None
     if enabled:
         try:
             from tqdm import tqdm
 
-            bar = tqdm(total=total, desc=description, file=sys.stderr, leave=False)
+            bar = tqdm(total=total, desc=description, unit=unit, file=sys.stderr, leave=False)
         except ImportError:
             pass
 
@@ -49,7 +49,9 @@ def progress_bar(total: int, description: str, enabled: bool) -> Iterator[Callab
             bar.close()
 
 
-def run_test(test: PairedTest, packed: np.ndarray, scorer: Scorer, run: Run, n: int, description: str) -> PairedResult:
-    """Run ``test`` on ``packed`` statistics scored by ``scorer``, with a progress bar."""
-    with progress_bar(n, description, run.show_progress) as advance:
+def run_test(
+    test: PairedTest, packed: np.ndarray, scorer: Scorer, run: Run, n: int, description: str, unit: str
+) -> PairedResult:
+    """Run ``test`` on ``packed`` statistics scored by ``scorer``, with a progress bar counting its ``n`` ``unit``."""
+    with progress_bar(n, description, run.show_progress, unit) as advance:
         return test(packed, scorer, n, run.seed, progress=advance)

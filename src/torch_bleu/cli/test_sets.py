@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import copy
 import os
-from typing import Callable, Protocol, cast
+from collections.abc import Callable
+from typing import Protocol, cast
 
 from ..errors import InputError
 from .files import read_lines

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 import torch
@@ -35,13 +35,13 @@ from .batch import (
 )
 
 #: One row of token ids: a 1-D integer tensor or array, or a sequence of ints.
-TokenIds = Union[Tensor, np.ndarray, Sequence[int]]
+TokenIds = Tensor | np.ndarray | Sequence[int]
 #: What ``preds`` may be: ``(B, Lp)`` integer ids (a tensor, or a NumPy array), or one row per hypothesis,
 #: or (with ``tokenize=``) one string per hypothesis.
-Hypotheses = Union[Tensor, np.ndarray, Sequence[TokenIds], Sequence[str]]
+Hypotheses = Tensor | np.ndarray | Sequence[TokenIds] | Sequence[str]
 #: What ``target`` may be: ``(B, Lt)`` or ``(B, R, Lt)`` integer ids, or per hypothesis its one reference
 #: row or a list of its references, as ids or (with ``tokenize=`` or a detokenizer) strings.
-References = Union[Tensor, np.ndarray, Sequence[Union[TokenIds, Sequence[TokenIds], str, Sequence[str]]]]
+References = Tensor | np.ndarray | Sequence[TokenIds | Sequence[TokenIds] | str | Sequence[str]]
 
 
 #: The layouts a tensor may have, by role: number of dimensions and how to describe them.
@@ -189,7 +189,7 @@ def _padded_tensors(preds: Tensor, target: Tensor) -> TokenBatch:
     return TokenBatch(preds.long(), target.long())
 
 
-def token_batch(preds: Hypotheses, target: References, hint: str = "") -> TokenBatch:
+def token_batch(preds: Hypotheses, target: References, hint: str = "", decoding: bool = False) -> TokenBatch:
     """Validate a batch and bring it to int64 ``(B, Lp)`` / ``(B, R, Lt)``, padding ragged input.
 
     Args:
@@ -197,6 +197,8 @@ def token_batch(preds: Hypotheses, target: References, hint: str = "") -> TokenB
         target: ``(B, Lt)`` or ``(B, R, Lt)`` integer tensor, or a list with one entry per hypothesis:
             a 1-D tensor (one reference), or a list of references (1-D tensors or lists of ints).
         hint: what the metric tells users who pass text instead of ids.
+        decoding: whether the ids are decoded by a detokenizer already; if not, ids beside reference
+            strings get :data:`IDS_BESIDE_STRINGS` as advice instead of ``hint``.
 
     Example:
         >>> batch = token_batch(torch.tensor([[1, 2, 0]], dtype=torch.int32), torch.tensor([[1, 2]]))
@@ -215,8 +217,18 @@ def token_batch(preds: Hypotheses, target: References, hint: str = "") -> TokenB
             return _padded_tensors(_as_tensor(preds, "preds"), _as_tensor(target, "target"))
         return _ragged_batch(_as_tensor(preds, "preds"), _as_tensor(target, "target"))
     except WrongKind as error:
+        if not decoding and _holds_text(target) and not _holds_text(preds):
+            raise error.with_hint(IDS_BESIDE_STRINGS) from None
         raise error.with_hint(hint) from None
 
+
+#: What ids beside reference strings get, where no detokenizer decodes them.
+IDS_BESIDE_STRINGS = (
+    "preds are token ids, so to score subword ids against reference strings, pass "
+    "detokenizer=torch_bleu.Detokenizer.from_sentencepiece(model) or "
+    "torch_bleu.Detokenizer.from_huggingface(tokenizer) (of the tokenizer that made the ids); "
+    "or decode preds and pass strings on both sides, with tokenize='13a'"
+)
 
 #: What nltk's order of arguments gets.
 SWAPPED = (
@@ -224,6 +236,34 @@ SWAPPED = (
     "corpus_bleu(list_of_references, hypotheses) takes the references first, torch_bleu takes the "
     "hypotheses first: (preds, target)"
 )
+
+#: What nltk's order of arguments to ``sentence_bleu`` gets, for one sentence.
+SWAPPED_SENTENCE = (
+    "preds and target look swapped: target is a flat list of ints, as nltk's hypothesis is, and preds a list "
+    "of rows, as its references are; nltk's sentence_bleu(references, hypothesis) takes the references "
+    "first, torch_bleu takes the hypotheses first, as a batch: sentence_bleu([hypothesis], [references])"
+)
+
+
+def _holds_text(value: object) -> bool:
+    """Whether ``value`` is, or holds, strings: an array of them, or a list with strings or lists of strings."""
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "OUS"
+    if isinstance(value, str):
+        return True
+    if not isinstance(value, SEQUENCES):
+        return False
+    return any(
+        isinstance(entry, str) or (isinstance(entry, SEQUENCES) and any(isinstance(item, str) for item in entry))
+        for entry in value
+    )
+
+
+def _flat_ints(value: object) -> bool:
+    """Whether ``value`` is a list whose first entry is an int, as nltk's one hypothesis of ids."""
+    if not isinstance(value, SEQUENCES) or not value:
+        return False
+    return isinstance(value[0], numbers.Integral) and not isinstance(value[0], bool)
 
 
 def _lists_rows(value: object) -> bool:
@@ -238,6 +278,8 @@ def _ragged_batch(preds: Any, target: Any) -> TokenBatch:
     """A batch of which one side at least is a sequence of rows, checked row by row."""
     if _lists_rows(preds) and not _lists_rows(target):
         raise TypeError(SWAPPED)
+    if _flat_ints(target) and isinstance(preds, SEQUENCES) and preds and isinstance(preds[0], SEQUENCES):
+        raise TypeError(SWAPPED_SENTENCE)
     pred_rows = None if isinstance(preds, Tensor) else _ragged_preds(preds)
     references = None if isinstance(target, Tensor) else _ragged_target(target)
     batch = len(pred_rows) if pred_rows is not None else _check_id_tensor(preds, "preds", "preds").shape[0]

@@ -157,8 +157,8 @@ def subword_batch(preds: Any, target: Any, hint: str = "") -> TokenBatch:
     if isinstance(preds, str) or (isinstance(preds, SEQUENCES) and preds and isinstance(preds[0], str)):
         raise WrongKind("preds holds strings, not subword ids").with_hint(hint)
     if not _holds_strings(target):
-        return token_batch(preds, target, hint)
-    batch = token_batch(preds, [[[]] for _ in range(len(preds))], hint)
+        return token_batch(preds, target, hint, decoding=True)
+    batch = token_batch(preds, [[[]] for _ in range(len(preds))], hint, decoding=True)
     chars, ref_present = ragged_rows(reference_strings(target, batch.preds.shape[0]), batch.preds.device)
     num_refs = chars.shape[1]
     target_ids = batch.preds.new_zeros((chars.shape[0], num_refs, 0))

@@ -8,17 +8,24 @@ and read back as strings.
 
 from __future__ import annotations
 
+import numbers
+import reprlib
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+import numpy as np
 import torch
 from torch import Tensor
 
+from ..arrays import is_integer
 from ..detokenize.detokenizer import Detokenizer
 from ..detokenize.pipeline import decoded_chars
 from ..engine.rows import kept_ids
 from ..errors import InputError
 from ..text.code_points import strings_from_rows
+
+#: The shape of ids, by role: ``S`` sources, ``N`` candidates or ``M`` references each, ``L`` ids a row.
+ID_SHAPES = {"candidates": "(S, N, L)", "references": "(S, M, L)"}
 
 
 class Grouped(NamedTuple):
@@ -67,10 +74,9 @@ def grouped_ids(
         >>> rows.tolist(), keep.tolist(), n.tolist(), m.tolist()
         ([[1, 2], [3, 0], [0, 0]], [[True, True], [True, False], [False, False]], [1], [2])
     """
-    given = [candidates] if references is None else [candidates, references]
-    for name, value in zip(("candidates", "references"), given):
-        if not isinstance(value, Tensor) or value.dim() != 3 or value.is_floating_point() or value.is_complex():
-            raise InputError(f"{name} as ids must be an integer tensor (sources, rows, length), got {_kind(value)}")
+    given = [checked_ids(candidates, "candidates")]
+    if references is not None:
+        given.append(checked_ids(references, "references"))
     if references is not None and references.shape[0] != candidates.shape[0]:
         raise InputError(f"candidates of {candidates.shape[0]} sources, references of {references.shape[0]}")
     width = max(value.shape[2] for value in given)
@@ -98,23 +104,97 @@ def decoded_strings(rows: Tensor, keep: Tensor, detokenizer: Detokenizer) -> lis
     return strings_from_rows(decoded_chars(rows, keep, detokenizer))
 
 
+def checked_ids(value: object, name: str) -> Tensor:
+    """``value``, checked as the ``name`` ids (``"candidates"`` or ``"references"``) of :func:`grouped_ids`:
+    a 3-D tensor of integers (bools are not ids). Anything else raises an
+    :class:`~torch_bleu.errors.InputError` that says what it got.
+
+    Example:
+        >>> checked_ids(torch.ones((1, 2, 3), dtype=torch.bool), "candidates")
+        Traceback (most recent call last):
+        ...
+        torch_bleu.errors.InputError: candidates must hold integer token ids, got dtype torch.bool
+    """
+    if isinstance(value, np.ndarray):
+        raise _array_error(value, name)
+    if not isinstance(value, Tensor) or value.dim() != 3:
+        raise InputError(
+            f"{name} as ids must be an {ID_SHAPES[name]} integer tensor (sources, {name}, length), got {kind_of(value)}"
+        )
+    if not is_integer(value):
+        hint = f"; if these are token ids stored as floats, pass {name}.long()" if value.is_floating_point() else ""
+        raise InputError(f"{name} must hold integer token ids, got dtype {value.dtype}{hint}")
+    return value
+
+
+def kind_of(value: object) -> str:
+    """What ``value`` is, for an error message: a tensor's or an array's dtype and shape, else its type
+    and a short ``repr``.
+
+    Example:
+        >>> kind_of(torch.zeros((2, 3))), kind_of(np.zeros(2, dtype=np.int32))
+        ('a torch.float32 tensor of shape (2, 3)', 'a NumPy array of int32 of shape (2,)')
+        >>> kind_of(1), kind_of(None), kind_of(["a", "b"])
+        ('an int (1)', 'a NoneType (None)', "a list (['a', 'b'])")
+    """
+    if isinstance(value, Tensor):
+        return f"a {value.dtype} tensor of shape {tuple(value.shape)}"
+    if isinstance(value, np.ndarray):
+        return f"a NumPy array of {value.dtype} of shape {value.shape}"
+    name = type(value).__name__
+    article = "an" if name[:1].lower() in "aeiou" else "a"
+    return f"{article} {name} ({reprlib.repr(value)})"
+
+
+def _array_error(array: np.ndarray, name: str) -> InputError:
+    """What to pass instead of a NumPy array: a tensor of its ids, or lists of its strings."""
+    if array.dtype.kind in "biuf":
+        return InputError(
+            f"{name} as ids must be an {ID_SHAPES[name]} integer torch tensor, got {kind_of(array)}: "
+            f"pass torch.as_tensor({name})"
+        )
+    return InputError(
+        f"{name} must be a list with a list of strings per source, got {kind_of(array)}: pass {name}.tolist()"
+    )
+
+
 def _string_lists(value: Any, name: str) -> list[list[str]]:
     """``value`` as lists of strings, one list per source."""
+    if isinstance(value, np.ndarray):
+        raise _array_error(value, name)
     if isinstance(value, str) or not isinstance(value, Sequence):
-        raise InputError(f"{name} must be a list with a list of strings per source, got {_kind(value)}")
+        hint = (
+            "; candidates and references must both be strings or both be id tensors"
+            if isinstance(value, Tensor)
+            else ""
+        )
+        raise InputError(f"{name} must be a list with a list of strings per source, got {kind_of(value)}{hint}")
     lists = []
-    for source in value:
-        if isinstance(source, str) or not isinstance(source, Sequence) or not all(isinstance(s, str) for s in source):
-            raise InputError(f"{name} must be a list with a list of strings per source, got an entry {_kind(source)}")
-        lists.append(list(source))
+    for source, strings in enumerate(value):
+        if isinstance(strings, str) or not isinstance(strings, Sequence):
+            raise InputError(
+                f"{name} must be a list with a list of strings per source, got {kind_of(strings)} for source {source}"
+            )
+        for string in strings:
+            if not isinstance(string, str):
+                raise InputError(
+                    f"{name} of source {source} must be strings, got {kind_of(string)}{_ids_hint(string, name)}"
+                )
+        lists.append(list(strings))
     return lists
+
+
+def _ids_hint(entry: object, name: str) -> str:
+    """Where ids go, for an entry of a list of strings that looks like an id or a row of ids."""
+    row = isinstance(entry, (list, tuple)) and bool(entry) and all(map(_is_id, entry))
+    if row or _is_id(entry) or isinstance(entry, (Tensor, np.ndarray)):
+        return f"; token ids go in an {ID_SHAPES[name]} integer tensor (sources, {name}, length), padded"
+    return ""
+
+
+def _is_id(value: object) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def _counts(lists: list[list[str]]) -> Tensor:
     return torch.tensor([len(strings) for strings in lists], dtype=torch.int64)
-
-
-def _kind(value: object) -> str:
-    if isinstance(value, Tensor):
-        return f"a {value.dtype} tensor of shape {tuple(value.shape)}"
-    return f"a {type(value).__name__}"
