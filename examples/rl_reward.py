@@ -26,8 +26,7 @@ import argparse
 import statistics
 import time
 import warnings
-from collections.abc import Iterator, Sequence
-from typing import Callable
+from collections.abc import Callable, Iterator, Sequence
 
 import torch
 from _device import usable_device

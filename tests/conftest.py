@@ -19,6 +19,9 @@ import pytest
 import torch
 from hypothesis import settings
 
+#: What type checkers read (tests/test_typing.py): modules of mistakes, never imported.
+collect_ignore = ["typing_cases"]
+
 settings.register_profile("torch-bleu", deadline=None)
 settings.load_profile("torch-bleu")
 

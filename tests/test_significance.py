@@ -130,7 +130,9 @@ def test_packed_bleu_is_sacrebleus_compute_bleu(lengths, smoothing, smooth_value
     packed = pack_statistics(SentenceStatistics(matches, totals, hyp_len, target_len))
     if smoothing in ("none", "exp") or (smoothing == "add-k" and smooth_value == 0.0):
         smooth_value = None
-    config = BLEUConfig(order, smoothing=smoothing, smooth_value=smooth_value, effective_order=effective_order)
+    config = BLEUConfig(
+        max_order=order, smoothing=smoothing, smooth_value=smooth_value, effective_order=effective_order
+    )
     ours = packed_bleu(packed, config)
     for row, score in zip(packed.tolist(), ours.tolist()):
         expected = BLEU.compute_bleu(

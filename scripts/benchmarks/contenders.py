@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Iterable
-from typing import Callable
+from collections.abc import Callable, Iterable
 
 import torch
 import torch.nn.functional as F

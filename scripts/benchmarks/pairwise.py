@@ -11,7 +11,7 @@ to all of them (marked *estimated*); its scores are compared on those pairs.
 from __future__ import annotations
 
 import argparse
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 

@@ -24,7 +24,7 @@ score per system (the first 4 systems, in batches of 256 sentences where a conte
 from __future__ import annotations
 
 import argparse
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 

@@ -6,10 +6,9 @@ import argparse
 import functools
 import os
 import tracemalloc
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import torch
 from torch import Tensor

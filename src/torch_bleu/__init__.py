@@ -14,15 +14,15 @@ from .version import __version__
 
 if TYPE_CHECKING:
     from .detokenize.detokenizer import Detokenizer
-    from .metrics.bleu.config import BLEUConfig
+    from .metrics.bleu.config import BLEUConfig, BLEUOptions
     from .metrics.bleu.functional import corpus_bleu, sentence_bleu, sentence_statistics
     from .metrics.bleu.metric import BLEUScore
     from .metrics.bleu.score import bleu_from_statistics
     from .metrics.bleu.statistics import SentenceStatistics
-    from .metrics.chrf.config import CHRFConfig
+    from .metrics.chrf.config import CHRFConfig, CHRFOptions
     from .metrics.chrf.functional import corpus_chrf, sentence_chrf
     from .metrics.chrf.metric import CHRFScore
-    from .metrics.ter.config import TERConfig
+    from .metrics.ter.config import TERConfig, TEROptions
     from .metrics.ter.functional import corpus_ter, sentence_ter
     from .metrics.ter.metric import TERScore
     from .pairwise.bleu import pairwise_bleu
@@ -33,13 +33,16 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BLEUConfig",
+    "BLEUOptions",
     "BLEUScore",
     "CHRFConfig",
+    "CHRFOptions",
     "CHRFScore",
     "Detokenizer",
     "SentenceReward",
     "SentenceStatistics",
     "TERConfig",
+    "TEROptions",
     "TERScore",
     "__version__",
     "bleu_from_statistics",
@@ -63,13 +66,16 @@ __all__ = [
 # NumPy on a CPU, starts without importing PyTorch (about a second) or torchmetrics.
 _LAZY_MODULES = {
     "BLEUConfig": "metrics.bleu.config",
+    "BLEUOptions": "metrics.bleu.config",
     "BLEUScore": "metrics.bleu.metric",
     "CHRFConfig": "metrics.chrf.config",
+    "CHRFOptions": "metrics.chrf.config",
     "CHRFScore": "metrics.chrf.metric",
     "Detokenizer": "detokenize.detokenizer",
     "SentenceReward": "rewards",
     "SentenceStatistics": "metrics.bleu.statistics",
     "TERConfig": "metrics.ter.config",
+    "TEROptions": "metrics.ter.config",
     "TERScore": "metrics.ter.metric",
     "bleu_from_statistics": "metrics.bleu.score",
     "corpus_bleu": "metrics.bleu.functional",

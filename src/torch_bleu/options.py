@@ -8,9 +8,16 @@ from __future__ import annotations
 
 import numbers
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Union
 
 from .arrays import is_integer
+
+if TYPE_CHECKING:
+    from torch import Tensor
+
+#: Token ids as an option takes them (``ignore_ids``, ``eos_id``): none, one, a sequence, or an integer tensor.
+TokenIdsOption = Union[int, Sequence[int], "Tensor", None]
 
 
 def check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:

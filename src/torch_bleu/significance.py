@@ -39,8 +39,8 @@ Example (the statistics of a word accuracy: correct words, words):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Callable, NamedTuple, Optional
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
 
 import numpy as np
 
@@ -53,7 +53,7 @@ TIE_TOLERANCE = 1e-9
 #: How many elements one chunk of resamples or trials may hold (rows x sentences).
 DEFAULT_CHUNK_ELEMENTS = 2**18
 
-Progress = Optional[Callable[[int], None]]
+Progress = Callable[[int], None] | None
 
 #: Scores ``(...)`` of summed statistics ``(..., F)``.
 Scorer = Callable[[np.ndarray], np.ndarray]

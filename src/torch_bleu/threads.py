@@ -25,9 +25,9 @@ from __future__ import annotations
 import functools
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 __all__ = ["cpu_share", "get_cpu_threads", "set_cpu_threads", "within_cpu_share"]
 

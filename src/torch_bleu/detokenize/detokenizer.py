@@ -15,7 +15,7 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, Union
 
 import numpy as np
 import torch
@@ -23,6 +23,23 @@ from torch import Tensor
 
 from ..arrays import device_constant
 from .utf8 import INVALID_UTF8_RULES, RAW, SEPARATOR
+
+if TYPE_CHECKING:
+    import sentencepiece
+    import tokenizers
+
+
+class FastTokenizer(Protocol):
+    """A transformers fast tokenizer (``PreTrainedTokenizerFast``), as far as a detokenizer reads it."""
+
+    @property
+    def backend_tokenizer(self) -> tokenizers.Tokenizer: ...
+
+
+#: What :meth:`Detokenizer.from_sentencepiece` reads: a loaded model, or the path of its ``.model`` file.
+SentencePieceModel = Union["sentencepiece.SentencePieceProcessor", str, "os.PathLike[str]"]
+#: What :meth:`Detokenizer.from_huggingface` reads: a ``tokenizers.Tokenizer`` or a transformers fast tokenizer.
+HuggingFaceTokenizer = Union["tokenizers.Tokenizer", FastTokenizer]
 
 #: SentencePiece's word-boundary mark, decoded as a space.
 SENTENCEPIECE_SPACE = "\u2581"
@@ -114,7 +131,7 @@ class Detokenizer:
         )
 
     @classmethod
-    def from_sentencepiece(cls, model: Any) -> Detokenizer:
+    def from_sentencepiece(cls, model: SentencePieceModel) -> Detokenizer:
         """The detokenizer of a SentencePiece model: a ``SentencePieceProcessor``, or the path of a ``.model`` file.
 
         ``▁`` decodes to a space, byte pieces ``<0xNN>`` to their byte, control ids to nothing (but
@@ -148,7 +165,7 @@ class Detokenizer:
         return cls(tuple(entries), "per_byte", frozenset(separators), kind="sentencepiece")
 
     @classmethod
-    def from_huggingface(cls, tokenizer: Any, clean_up: bool | None = None) -> Detokenizer:
+    def from_huggingface(cls, tokenizer: HuggingFaceTokenizer, clean_up: bool | None = None) -> Detokenizer:
         """The detokenizer of a Hugging Face tokenizer with a byte-level decoder (GPT-2 style BPE).
 
         ``tokenizer`` is a ``tokenizers.Tokenizer`` or a transformers fast tokenizer. Rows are decoded
@@ -266,7 +283,7 @@ def _varint(data: bytes, position: int) -> tuple[int, int]:
         shift += 7
 
 
-def _sentencepiece_processor(model: Any) -> Any:
+def _sentencepiece_processor(model: object) -> Any:
     try:
         import sentencepiece
     except ImportError as error:  # pragma: no cover - depends on the installation
@@ -278,7 +295,7 @@ def _sentencepiece_processor(model: Any) -> Any:
     return model
 
 
-def _huggingface_backend(tokenizer: Any) -> tuple[Any, bool]:
+def _huggingface_backend(tokenizer: object) -> tuple[Any, bool]:
     """The ``tokenizers.Tokenizer`` behind ``tokenizer``, and whether its ``decode`` cleans up spaces."""
     backend = getattr(tokenizer, "backend_tokenizer", None)
     if backend is not None:  # a transformers fast tokenizer

@@ -25,7 +25,7 @@ on the host, :data:`CPU_TENSOR_CHUNK_SLOTS` for tensors), so that its arrays sta
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, TypedDict
 
 import torch
 from torch import Tensor
@@ -29,6 +29,18 @@ from torchmetrics import Metric
 from ..arrays import Array, as_tensor, is_integer
 from ..threads import within_cpu_share
 from .config import MetricConfig
+
+
+class MetricArguments(TypedDict, total=False):
+    """torchmetrics' own ``Metric`` arguments, which every metric takes beside its options (for type checkers)."""
+
+    compute_on_cpu: bool
+    dist_sync_on_step: bool
+    process_group: Any
+    dist_sync_fn: Callable[..., Any] | None
+    distributed_available_fn: Callable[[], bool] | None
+    sync_on_compute: bool
+    compute_with_cache: bool
 
 
 class ExactMetric(Metric):
@@ -42,7 +54,7 @@ class ExactMetric(Metric):
     higher_is_better = True
     full_state_update = False
     plot_lower_bound = 0.0
-    plot_upper_bound = 1.0
+    plot_upper_bound: float | None = 1.0
 
     #: The metric's options.
     config_class: ClassVar[type[MetricConfig]] = MetricConfig
@@ -80,9 +92,10 @@ class ExactMetric(Metric):
         """Show the config's options in the signature of a metric's ``__init__`` (``help``, editors, docs)."""
         super().__init_subclass__(**kwargs)
         own = inspect.signature(cls.__init__)
+        fields = {field.name: field for field in dataclasses.fields(cls.config_class)}
         options = [
-            inspect.Parameter(field.name, inspect.Parameter.KEYWORD_ONLY, default=field.default, annotation=field.type)
-            for field in dataclasses.fields(cls.config_class)
+            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=field.default, annotation=field.type)
+            for name, field in ((name, fields[name]) for name in cls.config_class.option_names())
         ]
         variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
         rest = [parameter for parameter in own.parameters.values() if parameter.kind not in variadic]

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import argparse
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Optional
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from sacrebleu.metrics.base import Score
 
 #: Called with the number of hypotheses counted since the last call.
-Progress = Optional[Callable[[int], None]]
+Progress = Callable[[int], None] | None
 
 
 class CommandLineMetric(ABC):

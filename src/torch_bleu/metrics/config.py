@@ -5,7 +5,11 @@ in its ``__post_init__``: the functions, the ``Metric`` and the command line all
 is declared, defaulted and checked in one place. The subclass names the options that decide the
 per-sentence statistics (:attr:`MetricConfig.counting_options`): their values make up the
 :meth:`~MetricConfig.fingerprint` that metrics compare before they add up each other's statistics.
-Needs neither PyTorch nor NumPy.
+
+For type checkers, each config has a ``TypedDict`` twin with the same names and types (``**options:
+Unpack[...]`` in the signatures), so a misspelled option or a value of the wrong type is reported
+where it is written. :class:`SubwordConfig` and :class:`SubwordOptions` declare the options of subword
+ids that every metric shares. Needs neither PyTorch nor NumPy.
 """
 
 from __future__ import annotations
@@ -13,7 +17,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypedDict, TypeVar
+
+from ..options import TokenIdsOption, check_token_ids
+
+if TYPE_CHECKING:
+    from ..detokenize.detokenizer import Detokenizer
 
 Config = TypeVar("Config", bound="MetricConfig")
 
@@ -22,7 +31,7 @@ Config = TypeVar("Config", bound="MetricConfig")
 FINGERPRINT_WORDS = 8
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MetricConfig:
     """Base of every metric's options.
 
@@ -43,8 +52,10 @@ class MetricConfig:
 
     @classmethod
     def option_names(cls) -> tuple[str, ...]:
-        """The options, in order."""
-        return tuple(field.name for field in fields(cls))
+        """The options: the metric's own, then those it shares with other metrics (:class:`SubwordConfig`'s)."""
+        names = [field.name for field in fields(cls)]
+        own = [name for name in names if name in vars(cls).get("__annotations__", {})]
+        return (*own, *(name for name in names if name not in own))
 
     @classmethod
     def from_options(cls: type[Config], options: Mapping[str, Any]) -> Config:
@@ -134,7 +145,75 @@ def _canonical(value: object) -> str:
     return repr(value)
 
 
-def check_detokenizer(detokenizer: object) -> None:
+class SubwordOptions(TypedDict, total=False):
+    """The options of subword ids, shared by every metric (:class:`SubwordConfig`'s fields)."""
+
+    ignore_ids: TokenIdsOption
+    eos_id: TokenIdsOption
+    detokenizer: Detokenizer | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubwordConfig(MetricConfig):
+    """A metric's options for rows of token ids, shared by every metric and checked here.
+
+    Args:
+        ignore_ids: token ids (PAD, BOS, ...) dropped wherever they occur in a row.
+        eos_id: one id or several: every row is cut at its first EOS, which counts for nothing, and
+            neither does any token after it (batched decoding goes on emitting tokens after a row's EOS).
+        detokenizer: a :class:`~torch_bleu.Detokenizer` to score rows of subword ids as their decoded
+            text, on the device; ``ignore_ids`` are dropped and rows cut at ``eos_id`` before decoding.
+
+    A metric that scores text only takes ids with a detokenizer; one that also counts plain token ids
+    (BLEU) sets :attr:`scores_plain_ids`.
+
+    Example:
+        >>> SubwordConfig(eos_id=2)
+        Traceback (most recent call last):
+        ...
+        ValueError: eos_id is an option of subword ids, which need a detokenizer; text has no ids
+    """
+
+    ignore_ids: TokenIdsOption = ()
+    eos_id: TokenIdsOption = None
+    detokenizer: Detokenizer | None = None
+
+    #: Whether rows of ids are scored as they are, without a detokenizer.
+    scores_plain_ids: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        token_ids = {name: check_token_ids(name, getattr(self, name)) for name in ("ignore_ids", "eos_id")}
+        if self.detokenizer is not None:
+            _check_detokenizer(self.detokenizer)
+        elif not self.scores_plain_ids:
+            for name, value in token_ids.items():
+                if value:
+                    raise ValueError(f"{name} is an option of subword ids, which need a detokenizer; text has no ids")
+        for name, value in token_ids.items():
+            object.__setattr__(self, name, value)
+
+    def counting(self) -> dict[str, Any]:
+        """The options that decide the statistics: the metric's own, then the subword options, which all do."""
+        return {**super().counting(), **{name: getattr(self, name) for name in SUBWORD_OPTIONS}}
+
+    @property
+    def ignored_ids(self) -> tuple[int, ...]:
+        """The ids dropped from every row, sorted (none unless ``ignore_ids`` are given)."""
+        assert isinstance(self.ignore_ids, tuple)  # resolved by __post_init__
+        return self.ignore_ids
+
+    @property
+    def eos_ids(self) -> tuple[int, ...]:
+        """The ids that end a row, sorted (none unless ``eos_id`` is given)."""
+        assert isinstance(self.eos_id, tuple)  # resolved by __post_init__
+        return self.eos_id
+
+
+#: The options :class:`SubwordConfig` adds to a metric's.
+SUBWORD_OPTIONS = tuple(field.name for field in fields(SubwordConfig))
+
+
+def _check_detokenizer(detokenizer: object) -> None:
     """Refuse anything but a :class:`~torch_bleu.Detokenizer` as ``detokenizer``."""
     from ..detokenize.detokenizer import Detokenizer  # imports PyTorch, which a config of text needs not
 

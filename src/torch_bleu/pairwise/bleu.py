@@ -9,41 +9,51 @@ n-grams are counted once and the matches of all pairs come from
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import Tensor
 
 from ..engine.cross_matches import GroupedRows, cross_matches, side_lengths
-from ..metrics.bleu.config import BLEUConfig
+from ..errors import InputError
+from ..metrics.bleu.config import BLEUConfig, BLEUOptions
 from ..metrics.bleu.score import bleu_from_statistics
 from ..metrics.bleu.statistics import assemble_statistics
 from ..text.lines import tokenized_lines
 from ..threads import within_cpu_share
 from .blocks import scores_by_blocks
-from .inputs import decoded_strings, grouped_ids, grouped_strings
+from .inputs import decoded_strings, grouped_ids, grouped_strings, kind_of
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 @within_cpu_share
-def pairwise_bleu(candidates: Any, references: Any = None, **options: Any) -> Tensor:
+def pairwise_bleu(candidates: Any, references: Any = None, **options: Unpack[BLEUOptions]) -> Tensor:
     """``(S, N, M)`` float64: the BLEU of candidate ``i`` of source ``s`` against its reference ``j`` alone,
     equal to sacrebleu's ``BLEU(...).sentence_score(candidate, [reference]).score / 100``.
 
     Args:
         candidates: ``S`` lists of candidate strings (``N_s`` each, any number); or an ``(S, N, L)``
             integer tensor of token ids (padding dropped through ``ignore_ids``, rows cut at ``eos_id``),
-            subword ids with ``detokenizer=``.
+            subword ids with ``detokenizer=``. Bool tensors are not ids; NumPy arrays of ids go through
+            ``torch.as_tensor`` first.
         references: ``S`` lists of reference strings (``M_s`` each), or ``(S, M, L)`` ids; ``None`` (the
             default) scores the candidates against each other.
         **options: any option of :class:`~torch_bleu.BLEUConfig` (``smoothing``, ``effective_order``,
             ``max_order``, ``tokenize``, ``lowercase``, ``ignore_ids``, ``eos_id``, ``detokenizer``, ...).
             Strings are tokenized with ``tokenize="13a"`` unless told otherwise, as sacrebleu's ``BLEU()``
             tokenizes them; sacrebleu's ``BLEU()`` also smooths with ``"exp"``, which ``smoothing="exp"``
-            gives here (the default, as everywhere in torch-bleu, is ``"none"``).
+            gives here (the default, as everywhere in torch-bleu, is ``"none"``). Plain ids are counted as
+            they are: ``tokenize=`` goes with strings or a ``detokenizer``, and is refused for plain ids.
 
     Returns:
         ``N`` and ``M`` are the most candidates and references of a source; entries past a source's own
         are NaN. On the device of id input, else on the CPU.
+
+    Raises:
+        InputError: (a ``ValueError``) input that is neither lists of strings nor an integer tensor of the
+            right shape, or ``tokenize=`` with plain ids.
 
     Example:
         >>> scores = pairwise_bleu([["the cat sat on the mat", "the cat sat on a mat"]], effective_order=True)
@@ -57,6 +67,11 @@ def pairwise_bleu(candidates: Any, references: Any = None, **options: Any) -> Te
     if not as_ids or options.get("detokenizer") is not None:
         options.setdefault("tokenize", "13a")
     config = BLEUConfig.from_options(options)
+    if as_ids and config.detokenizer is None and config.tokenize is not None:
+        raise InputError(
+            f"candidates must be a list with a list of strings per source, got {kind_of(candidates)}: "
+            + config.input_hint
+        )
     rows = _token_rows(candidates, references, config)
     matches = cross_matches(rows, config.statistics_order)
     candidate_lengths, reference_lengths, present = side_lengths(rows)
@@ -77,7 +92,7 @@ def pairwise_bleu(candidates: Any, references: Any = None, **options: Any) -> Te
 def _token_rows(candidates: Any, references: Any, config: BLEUConfig) -> GroupedRows:
     """The rows of every source as tokens: words of strings (or of decoded subwords), or kept ids."""
     if isinstance(candidates, Tensor):
-        rows, keep, counts, reference_counts = grouped_ids(candidates, references, config.ignore_ids, config.eos_ids)
+        rows, keep, counts, reference_counts = grouped_ids(candidates, references, config.ignored_ids, config.eos_ids)
         if config.detokenizer is None:
             tokens = torch.unique(rows[keep], return_inverse=True)[1]
             return GroupedRows(tokens, keep.sum(1), counts, reference_counts)
@@ -85,6 +100,7 @@ def _token_rows(candidates: Any, references: Any, config: BLEUConfig) -> Grouped
     else:
         grouped = grouped_strings(candidates, references)
         texts, counts, reference_counts = grouped.rows, grouped.candidates, grouped.references
-    assert config.tokenize is not None
+    if config.tokenize is None:  # strings, with tokenize=None said outright
+        raise InputError(f"pairwise BLEU of strings with tokenize=None: {config.input_hint}")
     words = tokenized_lines(texts, config.tokenize, config.lowercase)
     return GroupedRows(torch.from_numpy(words.ids), torch.from_numpy(words.lengths), counts, reference_counts)

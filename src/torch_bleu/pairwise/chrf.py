@@ -8,7 +8,7 @@ all pairs come from :func:`~torch_bleu.engine.cross_matches.cross_matches`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -18,7 +18,7 @@ from ..engine.cross_matches import GroupedRows, cross_matches, side_lengths
 from ..engine.flat_pairs import PairStream
 from ..engine.keys import dense_ranks
 from ..errors import InputError
-from ..metrics.chrf.config import CHRFConfig
+from ..metrics.chrf.config import CHRFConfig, CHRFOptions
 from ..metrics.chrf.score import chrf_from_statistics
 from ..metrics.chrf.statistics import window_counts
 from ..metrics.chrf.words import word_starts, word_stream
@@ -28,15 +28,19 @@ from ..threads import within_cpu_share
 from .blocks import scores_by_blocks
 from .inputs import Grouped, decoded_strings, grouped_ids, grouped_strings
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 
 @within_cpu_share
-def pairwise_chrf(candidates: Any, references: Any = None, **options: Any) -> Tensor:
+def pairwise_chrf(candidates: Any, references: Any = None, **options: Unpack[CHRFOptions]) -> Tensor:
     """``(S, N, M)`` float64: the chrF of candidate ``i`` of source ``s`` against its reference ``j`` alone,
     equal to sacrebleu's ``CHRF(...).sentence_score(candidate, [reference]).score / 100``.
 
     Args:
         candidates: ``S`` lists of candidate strings (``N_s`` each, any number); or, with ``detokenizer=``,
-            an ``(S, N, L)`` tensor of subword ids (padding dropped through ``ignore_ids``).
+            an ``(S, N, L)`` integer tensor of subword ids (padding dropped through ``ignore_ids``; bool
+            tensors are not ids).
         references: ``S`` lists of reference strings (``M_s`` each), or ``(S, M, L)`` subword ids; ``None``
             (the default) scores the candidates against each other, as MBR decoding does.
         **options: any option of :class:`~torch_bleu.CHRFConfig` (``char_order``, ``word_order``,
@@ -46,6 +50,10 @@ def pairwise_chrf(candidates: Any, references: Any = None, **options: Any) -> Te
     Returns:
         ``N`` and ``M`` are the most candidates and references of a source; entries past a source's own
         are NaN. On the device of id input, else on the CPU.
+
+    Raises:
+        InputError: (a ``ValueError``) input that is neither lists of strings nor, with a detokenizer, an
+            integer tensor of the right shape.
 
     Example:
         >>> scores = pairwise_chrf([["the cat sat", "a cat sat", "the dog"]])
@@ -66,7 +74,7 @@ def _grouped(candidates: Any, references: Any, config: CHRFConfig) -> Grouped:
         if isinstance(candidates, Tensor):
             raise InputError(f"pairwise chrF of ids: {config.input_hint}")
         return grouped_strings(candidates, references)
-    rows, keep, counts, reference_counts = grouped_ids(candidates, references, config.ignore_ids, config.eos_ids)
+    rows, keep, counts, reference_counts = grouped_ids(candidates, references, config.ignored_ids, config.eos_ids)
     return Grouped(decoded_strings(rows, keep, config.detokenizer), counts, reference_counts)
 
 

@@ -5,7 +5,8 @@ neither PyTorch nor NumPy.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
+from typing import Literal, get_args
 
 from ..errors import InputError
 
@@ -13,7 +14,8 @@ from ..errors import InputError
 #: ones (``flores101``, ``flores200``, and ``spm``, sacrebleu's old name of ``flores101``) need
 #: sentencepiece and the model sacrebleu downloads on first use into its folder (``$SACREBLEU``,
 #: ``~/.sacrebleu`` by default).
-TOKENIZERS = ("13a", "none", "intl", "zh", "char", "ja-mecab", "ko-mecab", "flores101", "flores200", "spm")
+Tokenizer = Literal["13a", "none", "intl", "zh", "char", "ja-mecab", "ko-mecab", "flores101", "flores200", "spm"]
+TOKENIZERS: tuple[Tokenizer, ...] = get_args(Tokenizer)
 #: The tokenizers reproduced on code points (:mod:`.sacrebleu_words`): vectorized for text, on the device
 #: for decoded subword ids.
 TOKENIZERS_ON_CODE_POINTS = ("13a", "none", "intl", "zh", "char")

@@ -141,7 +141,7 @@ class BLEUCommand(CommandLineMetric):
 
     def signature(self) -> dict[str, str]:
         config = self.config
-        smooth = config.smoothing
+        smooth: str = config.smoothing
         if smooth in DEFAULT_SMOOTH_VALUES:  # methods with a constant name it, as sacrebleu does
             smooth += f"[{config.constant:.2f}]"
         assert config.tokenize is not None  # the command line scores text

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import itertools
 import types
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
 import torch.nn.functional as F

@@ -10,20 +10,26 @@ import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar, Literal, get_args
 
-from ...options import check_choice, check_flag, check_token_ids, check_whole
-from ...text.tokenizers import TOKENIZERS, TOKENIZERS_ON_CODE_POINTS
-from ..config import MetricConfig, check_detokenizer
+from ...options import check_choice, check_flag, check_whole
+from ...text.tokenizers import TOKENIZERS, TOKENIZERS_ON_CODE_POINTS, Tokenizer
+from ..config import SubwordConfig, SubwordOptions
 
-if TYPE_CHECKING:
-    from ...detokenize.detokenizer import Detokenizer
+SacrebleuSmoothing = Literal["none", "floor", "add-k", "exp"]
+NltkSmoothing = Literal["method0", "method1", "method2", "method3", "method4", "method5", "method6", "method7"]
+#: A smoothing method: sacrebleu's, or nltk's (with ``convention="nltk"``).
+Smoothing = SacrebleuSmoothing | NltkSmoothing
+#: Whose per-sentence rules BLEU follows.
+Convention = Literal["sacrebleu", "nltk"]
+#: Which reference length a hypothesis is compared with.
+RefLength = Literal["closest", "shortest"]
 
-SACREBLEU_SMOOTHING = ("none", "floor", "add-k", "exp")
-NLTK_SMOOTHING = tuple(f"method{i}" for i in range(8))
-CONVENTIONS = ("sacrebleu", "nltk")
+SACREBLEU_SMOOTHING: tuple[SacrebleuSmoothing, ...] = get_args(SacrebleuSmoothing)
+NLTK_SMOOTHING: tuple[NltkSmoothing, ...] = get_args(NltkSmoothing)
+CONVENTIONS: tuple[Convention, ...] = get_args(Convention)
+REF_LENGTH_RULES: tuple[RefLength, ...] = get_args(RefLength)
 DEFAULT_MAX_ORDER = 4
-REF_LENGTH_RULES = ("closest", "shortest")
 
 #: Smoothing names each convention accepts (``"none"`` is nltk's ``method0`` under ``convention="nltk"``).
 SMOOTHING_BY_CONVENTION = {"sacrebleu": SACREBLEU_SMOOTHING, "nltk": ("none", *NLTK_SMOOTHING)}
@@ -70,8 +76,22 @@ FOREIGN_OPTIONS = {
 }
 
 
-@dataclass(frozen=True)
-class BLEUConfig(MetricConfig):
+class BLEUOptions(SubwordOptions, total=False):
+    """BLEU's options for type checkers: :class:`BLEUConfig`'s fields, by name."""
+
+    max_order: int | None
+    weights: Sequence[float] | None
+    smoothing: Smoothing
+    smooth_value: float | None
+    effective_order: bool
+    ref_length: RefLength
+    convention: Convention
+    tokenize: Tokenizer | None
+    lowercase: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class BLEUConfig(SubwordConfig):
     """The options that define one flavour of BLEU.
 
     Args:
@@ -119,42 +139,31 @@ class BLEUConfig(MetricConfig):
 
     max_order: int | None = None
     weights: Sequence[float] | None = None
-    smoothing: str = "none"
+    smoothing: Smoothing = "none"
     smooth_value: float | None = None
     effective_order: bool = False
-    ignore_ids: Sequence[int] = ()
-    eos_id: int | Sequence[int] | None = None
-    ref_length: str = "closest"
-    convention: str = "sacrebleu"
-    tokenize: str | None = None
+    ref_length: RefLength = "closest"
+    convention: Convention = "sacrebleu"
+    tokenize: Tokenizer | None = None
     lowercase: bool = False
-    detokenizer: Detokenizer | None = None
 
-    metric_name: ClassVar[str] = "BLEU"
-    counting_options: ClassVar[tuple[str, ...]] = (
-        "max_order",
-        "ignore_ids",
-        "eos_id",
-        "ref_length",
-        "convention",
-        "tokenize",
-        "lowercase",
-        "detokenizer",
-    )
-    foreign_options: ClassVar[dict[str, str]] = FOREIGN_OPTIONS
-    positional_names: ClassVar[tuple[str, ...]] = ("n_gram", "smooth", "weights")
+    metric_name = "BLEU"
+    counting_options = ("max_order", "ref_length", "convention", "tokenize", "lowercase")
+    foreign_options = FOREIGN_OPTIONS
+    positional_names = ("n_gram", "smooth", "weights")
+    scores_plain_ids: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         order = _resolve_max_order(self.max_order, self.weights)
         tokenize = self.tokenize
         if self.detokenizer is None:
-            _check_text_options(tokenize, self.lowercase, self.ignore_ids, self.eos_id)
+            _check_text_options(tokenize, self.lowercase, self.ignored_ids, self.eos_ids)
         else:
-            tokenize = _check_detokenizer_options(self.detokenizer, tokenize, self.lowercase)
+            tokenize = _check_detokenizer_options(tokenize, self.lowercase)
         check_choice("convention", self.convention, CONVENTIONS)
         check_choice("ref_length", self.ref_length, REF_LENGTH_RULES)
-        check_choice("smoothing", self.smoothing, SACREBLEU_SMOOTHING + NLTK_SMOOTHING)
-        _check_smoothing_convention(self.smoothing, self.convention)
+        _check_smoothing(self.smoothing, self.convention)
         check_flag("effective_order", self.effective_order)
         if self.effective_order and self.convention == "nltk":
             raise ValueError(
@@ -164,8 +173,6 @@ class BLEUConfig(MetricConfig):
             "max_order": order,
             "weights": _check_weights(self.weights, order),
             "smooth_value": _check_smooth_value(self.smoothing, self.smooth_value),
-            "ignore_ids": check_token_ids("ignore_ids", self.ignore_ids),
-            "eos_id": check_token_ids("eos_id", self.eos_id),
             "tokenize": tokenize,
         }
         for name, value in resolved.items():
@@ -192,17 +199,6 @@ class BLEUConfig(MetricConfig):
         """
         assert self.weights is not None  # resolved by __post_init__
         return tuple(self.weights)
-
-    @property
-    def eos_ids(self) -> tuple[int, ...]:
-        """The ids that end a row (none unless ``eos_id`` is given).
-
-        Example:
-            >>> BLEUConfig(eos_id=2).eos_ids
-            (2,)
-        """
-        assert isinstance(self.eos_id, tuple)  # resolved by __post_init__
-        return self.eos_id
 
     @property
     def constant(self) -> float:
@@ -292,11 +288,19 @@ def _check_weights(weights: Sequence[float] | None, max_order: int) -> tuple[flo
     return tuple(checked)
 
 
-def _check_smoothing_convention(smoothing: str, convention: str) -> None:
+def _check_smoothing(smoothing: object, convention: Convention) -> None:
+    """Refuse a smoothing that is not a name, or not one of ``convention``'s; nltk's smoothing function
+    itself (``SmoothingFunction().method1``) is told its name here."""
+    name = getattr(smoothing, "__name__", "")
+    if callable(smoothing) and name in NLTK_SMOOTHING:
+        raise TypeError(
+            f"smoothing takes the name of nltk's method, not the function: pass convention='nltk', smoothing={name!r}"
+        )
+    check_choice("smoothing", smoothing, SACREBLEU_SMOOTHING + NLTK_SMOOTHING)
     if smoothing in SMOOTHING_BY_CONVENTION[convention]:
         return
     if convention == "nltk":
-        hint = f"nltk calls it {NLTK_NAME_OF[smoothing]!r}"
+        hint = f"nltk calls it {NLTK_NAME_OF[str(smoothing)]!r}"
     else:
         hint = "pass convention='nltk' for nltk's smoothing methods"
     raise ValueError(f"smoothing {smoothing!r} does not belong to convention {convention!r}; {hint}")
@@ -316,7 +320,9 @@ def _check_smooth_value(smoothing: str, smooth_value: float | None) -> float | N
     return float(smooth_value)
 
 
-def _check_text_options(tokenize: object, lowercase: object, ignore_ids: object, eos_id: object) -> None:
+def _check_text_options(
+    tokenize: object, lowercase: object, ignore_ids: tuple[int, ...], eos_ids: tuple[int, ...]
+) -> None:
     if tokenize is not None and tokenize not in TOKENIZERS:
         raise ValueError(f"tokenize must be None (token ids) or one of sacrebleu's {TOKENIZERS}, got {tokenize!r}")
     check_flag("lowercase", lowercase)
@@ -324,13 +330,12 @@ def _check_text_options(tokenize: object, lowercase: object, ignore_ids: object,
         raise ValueError("lowercase applies to text: pass tokenize='13a' (or another tokenizer) with it")
     if tokenize is not None and ignore_ids:
         raise ValueError("ignore_ids apply to token ids; strings scored with tokenize= have none to ignore")
-    if tokenize is not None and eos_id is not None:
+    if tokenize is not None and eos_ids:
         raise ValueError("eos_id applies to token ids; strings scored with tokenize= end where they end")
 
 
-def _check_detokenizer_options(detokenizer: object, tokenize: object, lowercase: object) -> str:
+def _check_detokenizer_options(tokenize: Tokenizer | None, lowercase: object) -> Tokenizer:
     """The tokenizer to use on decoded ids (``"13a"`` by default), refusing what is not exact on ids."""
-    check_detokenizer(detokenizer)
     if tokenize is None:
         tokenize = "13a"
     if tokenize not in TOKENIZERS_ON_CODE_POINTS:
@@ -343,4 +348,4 @@ def _check_detokenizer_options(detokenizer: object, tokenize: object, lowercase:
             "lowercase=True is not computed on ids (lowercasing is Unicode case mapping, not a byte rule): "
             + DECODE_HINT
         )
-    return str(tokenize)
+    return tokenize

@@ -25,8 +25,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Callable, Optional
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -49,7 +48,7 @@ PAIRS_PER_BLOCK = 512
 #: to 2 times faster than one or all sixteen.
 SYSTEMS_PER_BLOCK = 4
 
-Progress = Optional[Callable[[int], None]]
+Progress = Callable[[int], None] | None
 
 
 def length_sorted_batches(costs: Sequence[int], max_slots: int) -> list[list[int]]:

@@ -62,7 +62,7 @@ def count_statistics(batch: TokenBatch | RowStream, config: BLEUConfig, algorith
         matches = clipped_matches(batch, config.statistics_order)[:, 0]
         return assemble_statistics(matches, batch.lengths[:, 0], batch.lengths[:, 1:], None, config)
     rows = stack_rows(
-        batch.preds, batch.target, config.ignore_ids, batch.ref_present, batch.row_lengths, config.eos_ids
+        batch.preds, batch.target, config.ignored_ids, batch.ref_present, batch.row_lengths, config.eos_ids
     )
     present = batch.references_present(rows.lengths[:, 1:])  # decided on the ids, before any decoding
     if config.detokenizer is not None:

@@ -7,7 +7,7 @@ tensors on the input's device, scores as float64 on the 0..1 scale. Each goes th
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import torch  # noqa: F401  (the doctests use it)
 from torch import Tensor
@@ -15,10 +15,13 @@ from torch import Tensor
 from ...inputs.batch import TokenBatch
 from ...inputs.ids import Hypotheses, References, checked_ref_present
 from ...threads import within_cpu_share
-from .config import BLEUConfig, require_corpus_smoothing
+from .config import BLEUConfig, BLEUOptions, require_corpus_smoothing
 from .counting import as_tensors, batch_statistics, count_statistics, input_batch
 from .score import bleu_from_statistics
 from .statistics import SentenceStatistics
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 @within_cpu_share
@@ -28,7 +31,7 @@ def sentence_statistics(
     *,
     ref_present: Tensor | None = None,
     algorithm: str = "auto",
-    **options: Any,
+    **options: Unpack[BLEUOptions],
 ) -> SentenceStatistics:
     """BLEU sufficient statistics of each sentence of a batch.
 
@@ -68,7 +71,7 @@ def sentence_statistics(
 
 
 @within_cpu_share
-def corpus_bleu(preds: Hypotheses, target: References, **options: Any) -> Tensor:
+def corpus_bleu(preds: Hypotheses, target: References, **options: Unpack[BLEUOptions]) -> Tensor:
     """Corpus BLEU of a batch: statistics are summed over sentences, then scored once.
 
     Args:
@@ -110,7 +113,7 @@ def corpus_bleu(preds: Hypotheses, target: References, **options: Any) -> Tensor
 
 
 @within_cpu_share
-def sentence_bleu(preds: Hypotheses, target: References, **options: Any) -> Tensor:
+def sentence_bleu(preds: Hypotheses, target: References, **options: Unpack[BLEUOptions]) -> Tensor:
     """BLEU of every sentence of a batch on its own, computed in one batched pass.
 
     Takes the same arguments as :func:`corpus_bleu` and returns a ``(B,)`` float64 tensor, e.g. a

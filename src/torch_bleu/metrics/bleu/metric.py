@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from torch import Tensor
 
 from ...inputs.batch import TokenBatch
-from ..base import ExactMetric
+from ..base import ExactMetric, MetricArguments
 from .compiled import compiled_counter
-from .config import BLEUConfig, require_corpus_smoothing
+from .config import BLEUConfig, BLEUOptions, require_corpus_smoothing
 from .counting import count_statistics, input_batch
 from .score import bleu_from_statistics
 from .statistics import SentenceStatistics
+
+if TYPE_CHECKING:
+    from typing_extensions import Never, Unpack
+
+
+class BLEUScoreOptions(BLEUOptions, MetricArguments, total=False):
+    """What :class:`BLEUScore` takes by name besides ``compile``: BLEU's options and torchmetrics' arguments."""
 
 
 class BLEUScore(ExactMetric):
@@ -75,7 +82,9 @@ class BLEUScore(ExactMetric):
     preds_len: Tensor
     target_len: Tensor
 
-    def __init__(self, *positional: Any, compile: bool | dict[str, Any] = False, **options: Any) -> None:
+    def __init__(
+        self, *positional: Never, compile: bool | dict[str, Any] = False, **options: Unpack[BLEUScoreOptions]
+    ) -> None:
         if not isinstance(compile, (bool, dict)):
             raise TypeError(f"compile must be a bool or a dict of torch.compile options, got {type(compile).__name__}")
         super().__init__(*positional, **options)

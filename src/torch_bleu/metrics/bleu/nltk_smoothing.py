@@ -17,7 +17,7 @@ rather than 0. One difference, for input where nltk gives no number at all:
 from __future__ import annotations
 
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 from torch import Tensor

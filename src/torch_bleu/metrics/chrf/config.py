@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import numbers
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
 
-from ...options import check_flag, check_token_ids, check_whole
-from ..config import MetricConfig, check_detokenizer
-
-if TYPE_CHECKING:
-    from ...detokenize.detokenizer import Detokenizer
+from ...options import check_flag, check_whole
+from ..config import SubwordConfig, SubwordOptions
 
 #: What to do where chrF of decoded ids is not exact.
 DECODE_HINT = "decode the rows yourself and pass the strings instead"
@@ -30,8 +25,23 @@ FOREIGN_OPTIONS = {
 }
 
 
-@dataclass(frozen=True)
-class CHRFConfig(MetricConfig):
+class CHRFOptions(SubwordOptions, total=False):
+    """chrF's options for type checkers: :class:`CHRFConfig`'s fields, by name."""
+
+    char_order: int
+    word_order: int
+    beta: float
+    whitespace: bool
+    eps_smoothing: bool
+    lowercase: bool
+
+
+#: The arguments of torchmetrics' ``CHRFScore``, in the order it takes them by position.
+BY_POSITION = ("n_char_order", "n_word_order", "beta", "lowercase", "whitespace", "return_sentence_level_score")
+
+
+@dataclass(frozen=True, kw_only=True)
+class CHRFConfig(SubwordConfig):
     """One flavour of chrF, with sacrebleu's defaults (``CHRF()``: chrF2, 6 character orders, no words).
 
     Args:
@@ -43,10 +53,8 @@ class CHRFConfig(MetricConfig):
         eps_smoothing: sacrebleu's ``eps_smoothing`` (the chrF++.py / nltk / Moses average); by default
             the effective-order average of sacrebleu 2.
         lowercase: lowercase strings first; text only.
-        ignore_ids: ids dropped before decoding (with ``detokenizer``).
-        eos_id: one id or several: every row is cut at its first EOS before decoding, the EOS and
-            what follows it counting for nothing (with ``detokenizer``).
-        detokenizer: a :class:`~torch_bleu.Detokenizer` to score subword ids as their decoded text.
+        ignore_ids, eos_id, detokenizer: subword ids scored as their decoded text
+            (:class:`~torch_bleu.metrics.config.SubwordConfig`).
 
     ``beta`` and ``eps_smoothing`` change the statistics too: each sentence keeps its best reference,
     and which one is best depends on them.
@@ -66,31 +74,11 @@ class CHRFConfig(MetricConfig):
     whitespace: bool = False
     eps_smoothing: bool = False
     lowercase: bool = False
-    ignore_ids: Sequence[int] = ()
-    eos_id: int | Sequence[int] | None = None
-    detokenizer: Detokenizer | None = None
 
-    metric_name: ClassVar[str] = "chrF"
-    counting_options: ClassVar[tuple[str, ...]] = (
-        "char_order",
-        "word_order",
-        "beta",
-        "whitespace",
-        "eps_smoothing",
-        "lowercase",
-        "ignore_ids",
-        "eos_id",
-        "detokenizer",
-    )
-    foreign_options: ClassVar[dict[str, str]] = FOREIGN_OPTIONS
-    positional_names: ClassVar[tuple[str, ...]] = (
-        "n_char_order",
-        "n_word_order",
-        "beta",
-        "lowercase",
-        "whitespace",
-        "return_sentence_level_score",
-    )
+    metric_name = "chrF"
+    counting_options = ("char_order", "word_order", "beta", "whitespace", "eps_smoothing", "lowercase")
+    foreign_options = FOREIGN_OPTIONS
+    positional_names = BY_POSITION
 
     def __post_init__(self) -> None:
         orders = {name: check_whole(name, getattr(self, name), minimum=0) for name in ("char_order", "word_order")}
@@ -100,13 +88,8 @@ class CHRFConfig(MetricConfig):
             raise ValueError(f"beta must be a number >= 0, got {self.beta!r}")
         for name in ("whitespace", "eps_smoothing", "lowercase"):
             check_flag(name, getattr(self, name))
-        token_ids = {name: check_token_ids(name, getattr(self, name)) for name in ("ignore_ids", "eos_id")}
-        if self.detokenizer is None:
-            for name, value in token_ids.items():
-                if value:
-                    raise ValueError(f"{name} is an option of subword ids, which need a detokenizer; text has no ids")
-        else:
-            check_detokenizer(self.detokenizer)
+        super().__post_init__()
+        if self.detokenizer is not None:
             if self.lowercase:
                 raise ValueError("lowercase=True is not computed on ids (Unicode case mapping): " + DECODE_HINT)
             if self.whitespace:
@@ -114,19 +97,13 @@ class CHRFConfig(MetricConfig):
                     "whitespace=True is not computed on ids (decoders differ on the spaces at the start of a row): "
                     + DECODE_HINT
                 )
-        for name, value in {**orders, "beta": float(self.beta), **token_ids}.items():
+        for name, value in {**orders, "beta": float(self.beta)}.items():
             object.__setattr__(self, name, value)
 
     @property
     def orders(self) -> int:
         """How many orders the statistics have: the character orders, then the word orders."""
         return self.char_order + self.word_order
-
-    @property
-    def eos_ids(self) -> tuple[int, ...]:
-        """The ids that end a row (none unless ``eos_id`` is given)."""
-        assert isinstance(self.eos_id, tuple)  # resolved by __post_init__
-        return self.eos_id
 
     @property
     def input_hint(self) -> str:

@@ -5,8 +5,8 @@ Counted with NumPy on the host unless a PyTorch device is named; PyTorch is impo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 

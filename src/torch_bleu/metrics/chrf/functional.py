@@ -6,16 +6,19 @@ arguments; scores are float64 on the 0..1 scale.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import Tensor
 
 from ...threads import within_cpu_share
-from .config import CHRFConfig
+from .config import CHRFConfig, CHRFOptions
 from .score import chrf_from_statistics
 from .statistics import chrf_statistics
 from .text import as_text
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 def sentence_chrf_statistics(preds: Any, target: Any, config: CHRFConfig) -> Tensor:
@@ -32,7 +35,7 @@ def sentence_chrf_statistics(preds: Any, target: Any, config: CHRFConfig) -> Ten
 
 
 @within_cpu_share
-def corpus_chrf(preds: Any, target: Any, **options: Any) -> Tensor:
+def corpus_chrf(preds: Any, target: Any, **options: Unpack[CHRFOptions]) -> Tensor:
     """Corpus chrF (chrF++ with ``word_order=2``): statistics summed over sentences, then scored once.
 
     Equals sacrebleu's ``CHRF(...).corpus_score(preds, [refs]).score / 100``.
@@ -49,7 +52,7 @@ def corpus_chrf(preds: Any, target: Any, **options: Any) -> Tensor:
 
 
 @within_cpu_share
-def sentence_chrf(preds: Any, target: Any, **options: Any) -> Tensor:
+def sentence_chrf(preds: Any, target: Any, **options: Unpack[CHRFOptions]) -> Tensor:
     """chrF of every sentence of a batch on its own, ``(B,)`` float64 (e.g. RL rewards).
 
     Equals sacrebleu's ``CHRF(...).sentence_score(hyp, refs).score / 100`` for each sentence.

@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from torch import Tensor
 
 from ...arrays import Array
-from ..base import ExactMetric
-from .config import CHRFConfig
+from ..base import ExactMetric, MetricArguments
+from .config import CHRFConfig, CHRFOptions
 from .score import chrf_from_statistics
 from .statistics import chrf_statistics
 from .text import as_text
+
+if TYPE_CHECKING:
+    from typing_extensions import Never, Unpack
+
+
+class CHRFScoreOptions(CHRFOptions, MetricArguments, total=False):
+    """What :class:`CHRFScore` takes by name: CHRF's options and torchmetrics' arguments."""
 
 
 class CHRFScore(ExactMetric):
@@ -44,6 +51,9 @@ class CHRFScore(ExactMetric):
     state_names = ("statistics",)
     config: CHRFConfig
     statistics: Tensor
+
+    def __init__(self, *positional: Never, **options: Unpack[CHRFScoreOptions]) -> None:
+        super().__init__(*positional, **options)
 
     def statistics_shapes(self) -> Sequence[tuple[int, ...]]:
         """Hypothesis, reference and match counts of each order."""

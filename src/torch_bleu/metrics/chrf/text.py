@@ -28,7 +28,7 @@ def as_text(preds: Any, target: Any, config: CHRFConfig, device: torch.device | 
     """
     if config.detokenizer is not None:
         ids = subword_batch(preds, target, config.input_hint)
-        rows = stack_rows(ids.preds, ids.target, config.ignore_ids, ids.ref_present, ids.row_lengths, config.eos_ids)
+        rows = stack_rows(ids.preds, ids.target, config.ignored_ids, ids.ref_present, ids.row_lengths, config.eos_ids)
         present = ids.references_present(rows.lengths[:, 1:])
         chars = decoded_text(rows, ids.reference_chars, config.detokenizer)
         if sizes_from_data(chars):  # on the CPU: counted with NumPy, on the same memory

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
 
-from ...options import check_flag, check_token_ids
-from ..config import MetricConfig, check_detokenizer
-
-if TYPE_CHECKING:
-    from ...detokenize.detokenizer import Detokenizer
+from ...options import check_flag
+from ..config import SubwordConfig, SubwordOptions
 
 #: Option names of torchmetrics' ``TranslationEditRate``, each with what to pass here instead.
 FOREIGN_OPTIONS = {
@@ -26,8 +21,17 @@ FOREIGN_OPTIONS = {
 }
 
 
-@dataclass(frozen=True)
-class TERConfig(MetricConfig):
+class TEROptions(SubwordOptions, total=False):
+    """TER's options for type checkers: :class:`TERConfig`'s fields, by name."""
+
+    normalized: bool
+    no_punct: bool
+    asian_support: bool
+    case_sensitive: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class TERConfig(SubwordConfig):
     """One flavour of TER, with sacrebleu's defaults (``TER()``: lowercased, words split at whitespace).
 
     Args:
@@ -37,9 +41,8 @@ class TERConfig(MetricConfig):
             full-width punctuation too.
         asian_support: the CJK rules of ``normalized`` and ``no_punct`` (no effect without them).
         case_sensitive: keep case (by default text is lowercased, as Tercom does).
-        ignore_ids: ids dropped before decoding (with ``detokenizer``).
-        eos_id: one id or several: every row is cut at its first EOS before decoding (with ``detokenizer``).
-        detokenizer: a :class:`~torch_bleu.Detokenizer` to score subword ids as their decoded text.
+        ignore_ids, eos_id, detokenizer: subword ids scored as their decoded text
+            (:class:`~torch_bleu.metrics.config.SubwordConfig`).
 
     Example:
         >>> TERConfig(normalized=True).tercom_rules
@@ -54,47 +57,16 @@ class TERConfig(MetricConfig):
     no_punct: bool = False
     asian_support: bool = False
     case_sensitive: bool = False
-    ignore_ids: Sequence[int] = ()
-    eos_id: int | Sequence[int] | None = None
-    detokenizer: Detokenizer | None = None
 
-    metric_name: ClassVar[str] = "TER"
-    counting_options: ClassVar[tuple[str, ...]] = (
-        "normalized",
-        "no_punct",
-        "asian_support",
-        "case_sensitive",
-        "ignore_ids",
-        "eos_id",
-        "detokenizer",
-    )
-    foreign_options: ClassVar[dict[str, str]] = FOREIGN_OPTIONS
-    positional_names: ClassVar[tuple[str, ...]] = (
-        "normalize",
-        "no_punctuation",
-        "lowercase",
-        "asian_support",
-        "return_sentence_level_score",
-    )
+    metric_name = "TER"
+    counting_options = ("normalized", "no_punct", "asian_support", "case_sensitive")
+    foreign_options = FOREIGN_OPTIONS
+    positional_names = ("normalize", "no_punctuation", "lowercase", "asian_support", "return_sentence_level_score")
 
     def __post_init__(self) -> None:
         for name in ("normalized", "no_punct", "asian_support", "case_sensitive"):
             check_flag(name, getattr(self, name))
-        token_ids = {name: check_token_ids(name, getattr(self, name)) for name in ("ignore_ids", "eos_id")}
-        if self.detokenizer is None:
-            for name, value in token_ids.items():
-                if value:
-                    raise ValueError(f"{name} is an option of subword ids, which need a detokenizer; text has no ids")
-        else:
-            check_detokenizer(self.detokenizer)
-        for name, value in token_ids.items():
-            object.__setattr__(self, name, value)
-
-    @property
-    def eos_ids(self) -> tuple[int, ...]:
-        """The ids that end a row (none unless ``eos_id`` is given)."""
-        assert isinstance(self.eos_id, tuple)  # resolved by __post_init__
-        return self.eos_id
+        super().__post_init__()
 
     @property
     def tercom_rules(self) -> bool:

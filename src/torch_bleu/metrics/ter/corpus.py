@@ -5,8 +5,7 @@ Counted with NumPy on the host (the shift search runs there on every device); im
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 

@@ -6,16 +6,19 @@ arguments; scores are float64 edits per reference word (sacrebleu's TER / 100).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import Tensor
 
 from ...threads import within_cpu_share
-from .config import TERConfig
+from .config import TERConfig, TEROptions
 from .score import ter_fraction
 from .statistics import ter_statistics
 from .text import as_sentences
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 def sentence_ter_statistics(preds: Any, target: Any, config: TERConfig) -> Tensor:
@@ -37,16 +40,16 @@ def sentence_ter_statistics(preds: Any, target: Any, config: TERConfig) -> Tenso
 
 
 @within_cpu_share
-def corpus_ter(preds: Any, target: Any, **options: Any) -> Tensor:
+def corpus_ter(preds: Any, target: Any, **options: Unpack[TEROptions]) -> Tensor:
     """Corpus TER: every sentence's fewest edits, summed, per summed mean reference length.
 
     Equals sacrebleu's ``TER(...).corpus_score(preds, [refs]).score / 100``.
 
     Example:
-        >>> hyps = ["The cat sat on the mat.", "A dog barked."]
-        >>> refs = [["The cat is on the mat."], ["The dog barked loudly.", "A dog barked."]]
-        >>> round(100 * corpus_ter(hyps, refs).item(), 4)   # 1 edit per 6 + (4 + 3) / 2 words
-        10.5263
+        >>> hyps = ["the cat sat on the mat .", "A dog barked."]
+        >>> refs = [["on the mat the cat sat ."], ["The dog barked loudly."]]
+        >>> round(100 * corpus_ter(hyps, refs).item(), 4)  # (1 shift + 3 edits) per (7 + 4) reference words
+        36.3636
     """
     config = TERConfig.from_options(options)
     score: Tensor = ter_fraction(sentence_ter_statistics(preds, target, config).sum(0))
@@ -54,7 +57,7 @@ def corpus_ter(preds: Any, target: Any, **options: Any) -> Tensor:
 
 
 @within_cpu_share
-def sentence_ter(preds: Any, target: Any, **options: Any) -> Tensor:
+def sentence_ter(preds: Any, target: Any, **options: Unpack[TEROptions]) -> Tensor:
     """TER of every sentence of a batch on its own, ``(B,)`` float64 (lower is better; e.g. ``-TER`` as an
     RL reward).
 

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import Tensor
 
-from ..base import ExactMetric
-from .config import TERConfig
+from ..base import ExactMetric, MetricArguments
+from .config import TERConfig, TEROptions
 from .functional import sentence_ter_statistics
 from .score import ter_fraction
+
+if TYPE_CHECKING:
+    from typing_extensions import Never, Unpack
+
+
+class TERScoreOptions(TEROptions, MetricArguments, total=False):
+    """What :class:`TERScore` takes by name: TER's options and torchmetrics' arguments."""
 
 
 class TERScore(ExactMetric):
@@ -41,13 +48,16 @@ class TERScore(ExactMetric):
     """
 
     higher_is_better = False
-    plot_upper_bound = 2.0  # TER has no upper bound; plots show up to two edits per reference word
+    plot_upper_bound = None  # TER has no upper bound: plots draw none, and scale to the values
 
     config_class = TERConfig
     state_names = ("edits", "reference_length")
     config: TERConfig
     edits: Tensor
     reference_length: Tensor
+
+    def __init__(self, *positional: Never, **options: Unpack[TERScoreOptions]) -> None:
+        super().__init__(*positional, **options)
 
     def statistics_shapes(self) -> Sequence[tuple[int, ...]]:
         """Edits and reference length: one number each."""

@@ -26,7 +26,7 @@ def as_sentences(preds: Any, target: Any, config: TERConfig) -> tuple[list[str],
     if config.detokenizer is None:
         return sentences(preds, target, config.input_hint)
     ids = subword_batch(preds, target, config.input_hint)
-    rows = stack_rows(ids.preds, ids.target, config.ignore_ids, ids.ref_present, ids.row_lengths, config.eos_ids)
+    rows = stack_rows(ids.preds, ids.target, config.ignored_ids, ids.ref_present, ids.row_lengths, config.eos_ids)
     present = ids.references_present(rows.lengths[:, 1:])
     chars = decoded_text(rows, ids.reference_chars, config.detokenizer)
     if chars.device.type == "meta":
