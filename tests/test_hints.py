@@ -264,3 +264,36 @@ def test_docs_script_shows_pips_log_when_the_install_fails(tmp_path):
     assert lines[1:34] == [f"WARNING: pip warning {i}" for i in range(1, 34)]
     assert re.fullmatch(r"docs: installing torch-bleu\[docs\] failed \(log above, in \S+/pip-install\.log\)", lines[-1])
     assert done.stdout == ""
+
+
+@pytest.mark.parametrize("method", [f"method{index}" for index in range(8)])
+def test_nltks_smoothing_function_is_told_its_name(method):
+    from nltk.translate.bleu_score import SmoothingFunction
+    from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
+
+    function = getattr(SmoothingFunction(), method)
+    for make in (lambda: BLEUScore(smoothing=function), lambda: corpus_bleu([[1, 2]], [[[1, 2]]], smoothing=function)):
+        with pytest.raises(TypeError, match=f"not the function: pass convention='nltk', smoothing='{method}'"):
+            make()
+    # what the message says to pass gives nltk's number
+    ours = sentence_bleu([[1, 2, 3, 4, 5]], [[[1, 2, 3, 5, 4]]], convention="nltk", smoothing=method).item()
+    assert ours == pytest.approx(nltk_sentence_bleu([[1, 2, 3, 5, 4]], [1, 2, 3, 4, 5], smoothing_function=function))
+
+
+def test_subword_options_are_checked_alike_by_every_metric():
+    for score in (torch_bleu.corpus_chrf, torch_bleu.corpus_ter):
+        with pytest.raises(ValueError, match="eos_id is an option of subword ids, which need a detokenizer"):
+            score(["a"], ["a"], eos_id=2)
+        with pytest.raises(TypeError, match="ignore_ids must contain ints only"):
+            score(["a"], ["a"], ignore_ids=["0"])
+        with pytest.raises(TypeError, match=r"detokenizer must be a torch_bleu\.Detokenizer"):
+            score(["a"], ["a"], detokenizer="spm.model")
+    with pytest.raises(TypeError, match="ignore_ids must contain ints only"):
+        corpus_bleu([[1]], [[1]], ignore_ids=["0"])
+    assert corpus_bleu([[1, 2, 0]], [[[1, 2]]], ignore_ids=torch.tensor([0]), max_order=2).item() == 1.0
+
+
+def test_configs_take_their_options_by_name_only():
+    for config in (torch_bleu.BLEUConfig, torch_bleu.CHRFConfig, torch_bleu.TERConfig):
+        with pytest.raises(TypeError, match="positional argument"):
+            config(2)
