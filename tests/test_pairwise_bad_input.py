@@ -105,23 +105,27 @@ def test_tokenize_goes_with_a_detokenizer_and_strings_need_a_tokenizer():
 
 # what mbr_select takes
 
+UTILITIES = (
+    "utilities must be a floating (S, N, M) tensor (sources, candidates, references) or (S, N) expected utilities, got "
+)
 
-@given(dims=st.lists(st.integers(0, 3), max_size=5).filter(lambda dims: len(dims) != 3), dtype=float_dtypes)
+
+@given(dims=st.lists(st.integers(0, 3), max_size=5).filter(lambda dims: len(dims) not in (2, 3)), dtype=float_dtypes)
 def test_mbr_select_refuses_other_shapes(dims, dtype):
-    message = "utilities must be a floating (S, N, M) tensor (sources, candidates, references), got a "
+    message = UTILITIES + "a "
     with _raises(f"{message}{dtype} tensor of shape {tuple(dims)}"):
         mbr_select(torch.zeros(dims, dtype=dtype))
 
 
 @given(shape=id_shapes, dtype=st.sampled_from([torch.bool, torch.int32, torch.int64, torch.complex64]))
 def test_mbr_select_refuses_other_dtypes(shape, dtype):
-    message = "utilities must be a floating (S, N, M) tensor (sources, candidates, references), got a "
+    message = UTILITIES + "a "
     with _raises(f"{message}{dtype} tensor of shape {shape}"):
         mbr_select(torch.zeros(shape, dtype=dtype))
 
 
 def test_mbr_select_refuses_what_is_not_a_tensor():
-    message = "utilities must be a floating (S, N, M) tensor (sources, candidates, references), got "
+    message = UTILITIES
     with _raises(message + "a list ([[[1.0]]])"):
         mbr_select([[[1.0]]])
     with _raises(message + "a NumPy array of float64 of shape (1, 2, 2)"):

@@ -1,11 +1,13 @@
 """The ``pairwise`` workload: sentence chrF and BLEU of every candidate against every other candidate of
-its source (MBR utility matrices), from WMT17 reference lines used as candidates.
+its source (MBR utility matrices), and aggregate chrF (each candidate against the mean statistics of
+its source's candidates), from WMT17 reference lines used as candidates.
 
-Shapes ``S x N x N``: one source of 256 candidates, and 60 sources of 16. Contenders on the same
-strings: ``torch_bleu.pairwise_chrf`` / ``pairwise_bleu``; fastchrf's ``pairwise_chrf`` (Rust, made
-for MBR), when installed; and sacrebleu's ``sentence_score`` in a loop over the pairs. The loop's cost
-is per pair, so it runs on the first :data:`SAMPLED` candidates of every source and its time is scaled
-to all of them (marked *estimated*); its scores are compared on those pairs.
+Shapes ``S x N x N``: one source of 256 candidates, 60 sources of 16, and (chrF only) one source of
+1024. Contenders on the same strings: ``torch_bleu.pairwise_chrf`` / ``pairwise_bleu`` /
+``aggregate_chrf``; fastchrf's ``pairwise_chrf`` and ``aggregate_chrf`` (Rust, made for MBR), when
+installed; and sacrebleu's ``sentence_score`` in a loop over the pairs. The loop's cost is per pair,
+so it runs on the first :data:`SAMPLED` candidates of every source and its time is scaled to all of
+them (marked *estimated*); its scores are compared on those pairs.
 """
 
 from __future__ import annotations
@@ -32,15 +34,18 @@ def run_pairwise(args: argparse.Namespace, device: torch.device) -> dict | None:
     from sacrebleu.metrics import BLEU, CHRF
 
     lines = path.read_text(encoding="utf-8").splitlines()
-    shapes = [(1, 32), (4, 8)] if args.quick else [(1, 256), (60, 16)]
+    shapes = [(1, 32), (4, 8)] if args.quick else [(1, 256), (60, 16), (1, 1024)]
     results = {}
     for sources, size in shapes:
         candidates = [lines[source * size : (source + 1) * size] for source in range(sources)]
         for metric, runs in (
             ("chrF", _chrf_runs(candidates, CHRF())),
             ("BLEU", _bleu_runs(candidates, BLEU(effective_order=True))),
+            ("chrF aggregate", _aggregate_runs(candidates)),
         ):
-            name = f"{metric} {sources} x {size} x {size}"
+            if metric == "BLEU" and size > 256:
+                continue
+            name = f"{metric} {sources} x {size}" + ("" if "aggregate" in metric else f" x {size}")
             results[name] = _table(name, runs, args, device, size)
     return results
 
@@ -55,7 +60,20 @@ def _chrf_runs(candidates: list[list[str]], chrf: object) -> dict[str, Callable[
     except ImportError:
         print("pairwise: fastchrf is not installed (pip install fastchrf); left out")
     else:
-        runs["fastchrf"] = lambda: torch.tensor(fastchrf.pairwise_chrf(candidates, candidates)) / 100
+        runs["fastchrf"] = lambda: (
+            torch.tensor(fastchrf.pairwise_chrf(candidates, candidates), dtype=torch.float64) / 100
+        )
+    return runs
+
+
+def _aggregate_runs(candidates: list[list[str]]) -> dict[str, Callable[[], object]]:
+    """Aggregate chrF (reference aggregation) of each source's candidates against their own mean."""
+    runs: dict[str, Callable[[], object]] = {"torch-bleu": lambda: torch_bleu.aggregate_chrf(candidates)}
+    try:
+        import fastchrf
+    except ImportError:
+        return runs
+    runs["fastchrf"] = lambda: torch.tensor(fastchrf.aggregate_chrf(candidates, candidates), dtype=torch.float64) / 100
     return runs
 
 
@@ -81,9 +99,17 @@ def _table(name: str, runs: dict[str, Callable[[], object]], args: argparse.Name
     scale = {run: size / min(SAMPLED, size) if "estimated" in run else 1.0 for run in runs}
     fastest = median(seconds["torch-bleu"])
     ours = scores["torch-bleu"]
+    aggregate = "aggregate" in name
+    shape = "(sources x candidates)" if aggregate else "(sources x candidates x references)"
     table = Table(
-        f"Pairwise {name} (sources x candidates x references), WMT17 lines ({device.type}, median of {args.repeats})",
-        ["contender", "seconds", "pairs/s", "torch-bleu is faster by", "largest score difference"],
+        f"Pairwise {name} {shape}, WMT17 lines ({device.type}, median of {args.repeats})",
+        [
+            "contender",
+            "seconds",
+            "candidates/s" if aggregate else "pairs/s",
+            "torch-bleu is faster by",
+            "largest score difference",
+        ],
     )
     pairs = ours.numel()  # type: ignore[attr-defined]
     for run in runs:

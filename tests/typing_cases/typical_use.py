@@ -11,6 +11,7 @@ from torch_bleu import (
     CHRFScore,
     SentenceReward,
     TERScore,
+    aggregate_chrf,
     corpus_bleu,
     corpus_chrf,
     corpus_ter,
@@ -57,6 +58,8 @@ text_scores = [
 candidates = [["the cat sat", "a cat sat", "the cat"]]
 utilities: Tensor = pairwise_chrf(candidates, word_order=2)
 chosen: Tensor = mbr_select(utilities)
+expected: Tensor = aggregate_chrf(candidates, None, torch.ones(1, 3), word_order=2)
+chosen_by_aggregate: Tensor = mbr_select(expected)
 diversity: Tensor = self_bleu(candidates, smoothing="exp", effective_order=True)
 against: Tensor = pairwise_bleu(candidates, [["the cat sat"]], tokenize="intl")
 

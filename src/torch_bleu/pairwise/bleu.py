@@ -63,16 +63,8 @@ def pairwise_bleu(candidates: Any, references: Any = None, **options: Unpack[BLE
         >>> pairwise_bleu(ids, ignore_ids=[0], max_order=2)[0].tolist()
         [[1.0, 0.5773502691896257], [0.5773502691896257, 1.0]]
     """
-    as_ids = isinstance(candidates, Tensor)
-    if not as_ids or options.get("detokenizer") is not None:
-        options.setdefault("tokenize", "13a")
-    config = BLEUConfig.from_options(options)
-    if as_ids and config.detokenizer is None and config.tokenize is not None:
-        raise InputError(
-            f"candidates must be a list with a list of strings per source, got {kind_of(candidates)}: "
-            + config.input_hint
-        )
-    rows = _token_rows(candidates, references, config)
+    config = pairwise_config(candidates, options)
+    rows = token_rows(candidates, references, config)
     matches = cross_matches(rows, config.statistics_order)
     candidate_lengths, reference_lengths, present = side_lengths(rows)
 
@@ -85,12 +77,45 @@ def pairwise_bleu(candidates: Any, references: Any = None, **options: Unpack[BLE
         return scores
 
     scores = scores_by_blocks(score, present)
-    device = candidates.device if as_ids else torch.device("cpu")
-    return scores.to(device)
+    return scores.to(result_device(candidates))
 
 
-def _token_rows(candidates: Any, references: Any, config: BLEUConfig) -> GroupedRows:
-    """The rows of every source as tokens: words of strings (or of decoded subwords), or kept ids."""
+def pairwise_config(candidates: Any, options: BLEUOptions) -> BLEUConfig:
+    """The :class:`~torch_bleu.BLEUConfig` of ``options`` for ``candidates``: strings (and subword ids) are
+    tokenized with ``"13a"`` unless ``tokenize=`` says otherwise; plain ids refuse ``tokenize=``.
+
+    Example:
+        >>> ids = torch.zeros((1, 1, 1), dtype=torch.long)
+        >>> pairwise_config([["a b"]], {}).tokenize, pairwise_config(ids, {}).tokenize
+        ('13a', None)
+    """
+    settings: dict[str, Any] = dict(options)
+    as_ids = isinstance(candidates, Tensor)
+    if not as_ids or settings.get("detokenizer") is not None:
+        settings.setdefault("tokenize", "13a")
+    config = BLEUConfig.from_options(settings)
+    if as_ids and config.detokenizer is None and config.tokenize is not None:
+        raise InputError(
+            f"candidates must be a list with a list of strings per source, got {kind_of(candidates)}: "
+            + config.input_hint
+        )
+    return config
+
+
+def result_device(candidates: Any) -> torch.device:
+    """Where scores of ``candidates`` go: the device of id tensors, else the CPU."""
+    return candidates.device if isinstance(candidates, Tensor) else torch.device("cpu")
+
+
+def token_rows(candidates: Any, references: Any, config: BLEUConfig) -> GroupedRows:
+    """The rows of every source as tokens (:class:`~torch_bleu.engine.cross_matches.GroupedRows`): words of
+    strings (or of decoded subwords), or kept ids; ``references=None``: the candidates are the references.
+
+    Example:
+        >>> rows = token_rows([["a b", "b"]], None, BLEUConfig(tokenize="13a"))
+        >>> rows.tokens.tolist(), rows.lengths.tolist(), rows.candidates.tolist(), rows.references
+        ([0, 1, 1], [2, 1], [2], None)
+    """
     if isinstance(candidates, Tensor):
         rows, keep, counts, reference_counts = grouped_ids(candidates, references, config.ignored_ids, config.eos_ids)
         if config.detokenizer is None:

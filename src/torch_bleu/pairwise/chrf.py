@@ -61,14 +61,14 @@ def pairwise_chrf(candidates: Any, references: Any = None, **options: Unpack[CHR
         (torch.Size([1, 3, 3]), [1.0, 0.6723, 0.1716])
     """
     config = CHRFConfig.from_options(options)
-    grouped = _grouped(candidates, references, config)
+    grouped = grouped_rows(candidates, references, config)
     texts = [text.lower() for text in grouped.rows] if config.lowercase else grouped.rows
     scores = chrf_pair_scores(texts, grouped.candidates, grouped.references, config)
     device = candidates.device if isinstance(candidates, Tensor) else torch.device("cpu")
     return scores.to(device)
 
 
-def _grouped(candidates: Any, references: Any, config: CHRFConfig) -> Grouped:
+def grouped_rows(candidates: Any, references: Any, config: CHRFConfig) -> Grouped:
     """The rows of every source as strings, subword ids decoded."""
     if config.detokenizer is None:
         if isinstance(candidates, Tensor):
@@ -78,9 +78,17 @@ def _grouped(candidates: Any, references: Any, config: CHRFConfig) -> Grouped:
     return Grouped(decoded_strings(rows, keep, config.detokenizer), counts, reference_counts)
 
 
-def chrf_pair_scores(texts: Sequence[str], candidates: Tensor, references: Tensor | None, config: CHRFConfig) -> Tensor:
-    """The chrF of every pair of :func:`pairwise_chrf`, from the rows' texts (as the metric reads them:
-    lowercased already where it lowercases) and the candidates and references of each source."""
+def token_families(texts: Sequence[str], config: CHRFConfig) -> list[tuple[Tensor, Tensor, int]]:
+    """chrF's token rows of ``texts`` (as the metric reads them: lowercased already where it lowercases):
+    ``(tokens, lengths, orders)`` of its characters (code points; whitespace left out unless
+    ``whitespace``) if it counts characters, then of its words (exact word ids) if it counts words,
+    each row's tokens end to end, ``lengths`` ``(R,)`` int64 tokens of each row.
+
+    Example:
+        >>> [(tokens.tolist(), lengths.tolist(), orders) for tokens, lengths, orders in
+        ...  token_families(["ab a", "b"], CHRFConfig(char_order=2, word_order=1))]
+        [([97, 98, 97, 98], [3, 1], 2), ([1, 2, 3], [2, 1], 1)]
+    """
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     chars = utf32(texts)
     row = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
@@ -96,14 +104,22 @@ def chrf_pair_scores(texts: Sequence[str], candidates: Tensor, references: Tenso
         pairs = len(texts) // 2 + 1  # every row below 2 * pairs: a row of the stream
         words = word_stream(PairStream(ranks[in_word], row[in_word], pairs, distinct), starts[in_word])
         families.append((words.ranks, words.rows, config.word_order))
-    counted = []
-    for tokens, token_rows, orders in families:
-        grouped = GroupedRows(
+    return [
+        (
             torch.from_numpy(np.ascontiguousarray(tokens)),
             torch.from_numpy(np.bincount(token_rows, minlength=len(texts)).astype(np.int64)),
-            candidates,
-            references,
+            orders,
         )
+        for tokens, token_rows, orders in families
+    ]
+
+
+def chrf_pair_scores(texts: Sequence[str], candidates: Tensor, references: Tensor | None, config: CHRFConfig) -> Tensor:
+    """The chrF of every pair of :func:`pairwise_chrf`, from the rows' texts (as the metric reads them:
+    lowercased already where it lowercases) and the candidates and references of each source."""
+    counted = []
+    for tokens, lengths, orders in token_families(texts, config):
+        grouped = GroupedRows(tokens, lengths, candidates, references)
         candidate_lengths, reference_lengths, present = side_lengths(grouped)
         counted.append((cross_matches(grouped, orders), candidate_lengths, reference_lengths))
 
