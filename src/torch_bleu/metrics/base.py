@@ -5,8 +5,10 @@ score. :class:`ExactMetric` does the rest, the same way for every metric:
 
 * ``__init__`` takes the config's options by name (torchmetrics' own arguments beside them) and
   points other libraries' option names to the right one;
-* ``update(preds, target, weight=None)`` counts a batch, multiplies each sentence's statistics by its
-  weight and adds them to int64 states, summed across DDP ranks;
+* ``update(preds, target, weight=None, indices=None)`` counts a batch, multiplies each sentence's
+  statistics by its weight and adds them to int64 states, summed across DDP ranks;
+* with ``keep_sentences=True`` it also keeps each sentence's statistics (:mod:`.sentences`), gathered
+  across ranks, for :meth:`~ExactMetric.confidence_interval` and the paired tests (:mod:`.paired`);
 * a constant ``counted_with`` state holds the config's fingerprint, so that statistics counted
   otherwise are never added up: a ``MetricCollection`` groups only metrics with equal states, and
   merges and checkpoints are checked against it;
@@ -22,13 +24,26 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, TypedDict
 
+import numpy as np
 import torch
 from torch import Tensor
 from torchmetrics import Metric
 
+from .. import significance
 from ..arrays import Array, as_tensor, is_integer
 from ..threads import within_cpu_share
 from .config import MetricConfig
+from .sentences import (
+    BOOKKEEPING_COLUMNS,
+    ConfidenceInterval,
+    KeptCorpus,
+    check_indices,
+    corpus_sentences,
+    sentence_rows,
+)
+
+#: The list state of each sentence's statistics, with ``keep_sentences=True``.
+KEPT = "kept_sentences"
 
 
 class MetricArguments(TypedDict, total=False):
@@ -43,11 +58,24 @@ class MetricArguments(TypedDict, total=False):
     compute_with_cache: bool
 
 
+class ExactMetricArguments(MetricArguments, total=False):
+    """What every metric takes by name beside its options: torchmetrics' arguments and ``keep_sentences``."""
+
+    keep_sentences: bool
+
+
 class ExactMetric(Metric):
     """Base of every metric: int64 statistics from ``update``, checked wherever states come in.
 
     Subclasses set :attr:`config_class` and :attr:`state_names`, and implement
-    :meth:`statistics_shapes`, :meth:`sentence_statistics` and :meth:`score`.
+    :meth:`statistics_shapes`, :meth:`sentence_statistics`, :meth:`score` and :meth:`packed_score`
+    (and :meth:`pack`, where the packed layout is not the states one after another).
+
+    ``keep_sentences=True`` keeps each sentence's statistics besides their sums, for
+    :meth:`confidence_interval` and the paired tests (:func:`torch_bleu.paired_bootstrap`,
+    :func:`torch_bleu.paired_randomization`): ``8 * (F + 2)`` bytes per sentence on the metric's
+    device, ``F`` the statistics of a sentence (BLEU: ``2 * max_order + 2``, chrF: ``3 * orders``, TER:
+    2), plus its weight and dataset index. ``compute()`` is unchanged, and ``reset()`` clears them.
     """
 
     is_differentiable = False
@@ -64,7 +92,7 @@ class ExactMetric(Metric):
     config: MetricConfig
     counted_with: Tensor
 
-    def __init__(self, *positional: Any, **options: Any) -> None:
+    def __init__(self, *positional: Any, keep_sentences: bool = False, **options: Any) -> None:
         config_class = self.config_class
         if positional:  # refused, saying how torchmetrics' metric of the same kind reads the call
             raise config_class.positional_error(type(self).__name__, positional)
@@ -87,6 +115,11 @@ class ExactMetric(Metric):
             self.add_state(name, torch.zeros(shape, dtype=torch.int64), dist_reduce_fx="sum")
         # equal on every rank and in every merge, so "max" keeps it as it is
         self.add_state("counted_with", torch.tensor(self.config.fingerprint()), dist_reduce_fx="max")
+        if not isinstance(keep_sentences, bool):
+            raise TypeError(f"keep_sentences must be True or False, got {keep_sentences!r}")
+        self.keep_sentences = keep_sentences
+        if keep_sentences:  # one (B, F + 2) int64 tensor per update, concatenated across ranks
+            self.add_state(KEPT, [], dist_reduce_fx="cat")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Show the config's options in the signature of a metric's ``__init__`` (``help``, editors, docs)."""
@@ -99,8 +132,10 @@ class ExactMetric(Metric):
         ]
         variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
         rest = [parameter for parameter in own.parameters.values() if parameter.kind not in variadic]
+        keep = inspect.Parameter("keep_sentences", inspect.Parameter.KEYWORD_ONLY, default=False, annotation="bool")
         metric_kwargs = inspect.Parameter("metric_kwargs", inspect.Parameter.VAR_KEYWORD)
-        cls.__signature__ = own.replace(parameters=[*options, *rest[1:], metric_kwargs])  # type: ignore[attr-defined]
+        parameters = [*options, *rest[1:], keep, metric_kwargs]
+        cls.__signature__ = own.replace(parameters=parameters)  # type: ignore[attr-defined]
 
     # --- what a metric defines -------------------------------------------------------------------------
 
@@ -116,10 +151,32 @@ class ExactMetric(Metric):
         """The score of summed statistics (the states, in order)."""
         raise NotImplementedError
 
+    def packed_score(self, summed: np.ndarray) -> np.ndarray:
+        """The score (0..100, float64) of summed packed statistics ``(..., F)``, vectorized: the function
+        the command line's significance tests score with, so that intervals and p-values are its own."""
+        raise NotImplementedError
+
+    def pack(self, statistics: Sequence[Tensor]) -> Tensor:
+        """Each sentence's statistics (``(B, *shape)`` each, in the order of :attr:`state_names`) as one
+        ``(B, F)`` int64 row, in the layout :meth:`packed_score` and the command line take.
+
+        Example:
+            >>> from torch_bleu import TERScore
+            >>> TERScore().pack([torch.tensor([3, 0]), torch.tensor([8, 4])]).tolist()
+            [[3, 8], [0, 4]]
+        """
+        return torch.cat(
+            [values.reshape(len(values), int(np.prod(values.shape[1:]))).long() for values in statistics], 1
+        )
+
+    def packed_width(self) -> int:
+        """``F``, the number of statistics of one sentence."""
+        return sum(int(np.prod(shape)) for shape in self.statistics_shapes())
+
     # --- the life cycle ----------------------------------------------------------------------------------
 
     @within_cpu_share
-    def update(self, preds: Any, target: Any, weight: Tensor | None = None) -> None:
+    def update(self, preds: Any, target: Any, weight: Tensor | None = None, indices: Tensor | None = None) -> None:
         """Add the statistics of a batch; it is checked first, so a rejected batch leaves the states as they were.
 
         ``weight`` is an optional ``(B,)`` bool or integer tensor saying how many times each sentence
@@ -128,17 +185,97 @@ class ExactMetric(Metric):
         selected, so this stays free of host synchronization. A negative weight is refused: on the CPU
         its values are checked; on an accelerator, where checking would wait for the device, the weight
         must be bool or of an unsigned dtype (``torch.uint8``), which cannot be negative.
+
+        ``indices`` is an optional ``(B,)`` integer tensor of the sentences' positions in the dataset.
+        With ``keep_sentences=True`` the kept sentences follow them, so that intervals and tests are the
+        same on 1 or N ranks (:mod:`~torch_bleu.metrics.sentences`); the sums do not depend on them.
         """
-        statistics = self.sentence_statistics(preds, target)
-        if weight is not None:
-            statistics = weighted([as_tensor(values, self.device) for values in statistics], weight)
-        for name, values in zip(self.state_names, statistics):  # summed where counted: NumPy arrays on the host
+        statistics: Sequence[Any] = self.sentence_statistics(preds, target)
+        batch = len(statistics[0])
+        rows = check_indices(indices, batch, self.device) if indices is not None else None
+        if weight is not None or self.keep_sentences:
+            statistics = [as_tensor(values, self.device) for values in statistics]
+        counted = weighted(statistics, weight) if weight is not None else statistics
+        if self.keep_sentences:
+            getattr(self, KEPT).append(sentence_rows(self.pack(statistics), weight, rows))
+        for name, values in zip(self.state_names, counted):  # summed where counted: NumPy arrays on the host
             getattr(self, name).add_(as_tensor(values, self.device).sum(0))
 
     @within_cpu_share
     def compute(self) -> Tensor:
         """The score of everything added so far (of every rank), a 0-d float64 tensor."""
         return self.score(*(getattr(self, name) for name in self.state_names))
+
+    @within_cpu_share
+    def confidence_interval(self, resamples: int = 1000, seed: int | None = 12345) -> ConfidenceInterval:
+        """The score of the kept sentences (of every rank) with its bootstrap mean and 95% confidence interval.
+
+        Needs ``keep_sentences=True``. The numbers are sacrebleu's ``--confidence -cin resamples``
+        (``corpus_score(..., n_bootstrap=resamples)``) on the same sentences in the same order, on
+        the 0..1 scale: the same resamples (NumPy's ``default_rng(seed)``; ``seed`` is sacrebleu's
+        ``SACREBLEU_SEED``, ``None`` draws fresh entropy), drawn and scored by the command line's code
+        (:func:`torch_bleu.significance.paired_bootstrap` with :meth:`packed_score`). sacrebleu scores the
+        resamples with float32 statistics, this with float64 ones, so the mean and interval agree to
+        about 1e-6; the score is ``compute()``'s.
+
+        Example:
+            >>> from torch_bleu import CHRFScore
+            >>> metric = CHRFScore(keep_sentences=True)
+            >>> metric.update(["the cat sat", "a dog barked", "hello world"], ["the cat sat", "the dog", "hello"])
+            >>> result = metric.confidence_interval(resamples=100)
+            >>> round(result.score, 4), round(result.mean, 4), round(result.ci, 4)
+            (0.7101, 0.7036, 0.3904)
+        """
+        corpus = self.kept_corpus()
+        packed = corpus.statistics.cpu().numpy()[None]
+        result = significance.paired_bootstrap(packed, self.packed_score, resamples, seed)
+        assert result.means is not None and result.cis is not None  # a bootstrap gives both
+        return ConfidenceInterval(corpus.score, float(result.means[0]) / 100, float(result.cis[0]) / 100)
+
+    def kept_corpus(self) -> KeptCorpus:
+        """The kept sentences of every rank as the corpus that intervals and paired tests resample, and its
+        score: gathered as ``compute()`` gathers the sums, in dataset order when ``update`` got indices,
+        each repeated by its weight (:mod:`~torch_bleu.metrics.sentences`), checked against the sums.
+
+        Example:
+            >>> from torch_bleu import TERScore
+            >>> metric = TERScore(keep_sentences=True)
+            >>> metric.update(["a b", "c d"], ["a b", "c e"], indices=torch.tensor([1, 0]), weight=torch.tensor([1, 2]))
+            >>> corpus = metric.kept_corpus()
+            >>> corpus.statistics.tolist(), corpus.indices.tolist(), corpus.score
+            ([[1, 1441440], [1, 1441440], [0, 1441440]], [0, 0, 1], 0.3333333333333333)
+        """
+        name = type(self).__name__
+        if not self.keep_sentences:
+            raise ValueError(
+                f"this {name} keeps no sentences; create it with keep_sentences=True for confidence intervals "
+                "and paired tests"
+            )
+        with self.sync_context(
+            dist_sync_fn=self.dist_sync_fn,
+            should_sync=self._to_sync and not self._is_synced,
+            should_unsync=self._should_unsync,
+        ):
+            rows = self._kept_rows()
+            sums = [getattr(self, state) for state in self.state_names]
+            packed_sums = self.pack([state.unsqueeze(0) for state in sums])[0].to(rows.device)
+            if not torch.equal((rows[:, :-2] * rows[:, -2:-1]).sum(0), packed_sums):
+                raise ValueError(
+                    f"this {name}'s kept sentences do not add up to its statistics: states loaded or merged "
+                    "without their sentences"
+                )
+            if rows.shape[0] == 0:
+                raise ValueError(f"this {name} has no sentences yet: call update() first")
+            statistics, indices = corpus_sentences(rows)
+            return KeptCorpus(statistics, indices, float(self.score(*sums)))
+
+    def _kept_rows(self) -> Tensor:
+        kept = getattr(self, KEPT)  # a list of (B, F + 2) tensors; one tensor once synced
+        if isinstance(kept, Tensor):
+            return kept
+        if kept:
+            return torch.cat(kept)
+        return torch.zeros((0, self.packed_width() + BOOKKEEPING_COLUMNS), dtype=torch.int64, device=self.device)
 
     def plot(self, val: Tensor | Sequence[Tensor] | None = None, ax: Any | None = None) -> Any:
         """Plot ``compute()``, one value, or a sequence of values such as the score per epoch (needs matplotlib).
@@ -151,20 +288,51 @@ class ExactMetric(Metric):
         """Add the statistics of another metric of this kind, or a dict of its statistics, to this one's.
 
         They must have been counted the same way (options that only change the score may differ), and
-        a dict's states must be integer tensors of the same shapes.
+        a dict's states must be integer tensors of the same shapes. With ``keep_sentences=True`` the
+        incoming sentences must come too (``kept_sentences``: a list of ``(n, F + 2)`` integer tensors),
+        and are appended after this metric's own.
         """
         if isinstance(incoming_state, type(self)):
-            self._check_states(incoming_state.metric_state)
+            states = dict(incoming_state.metric_state)
             merged_updates = incoming_state._update_count
         elif isinstance(incoming_state, dict):
             missing = [name for name in self.state_names if name not in incoming_state]
             if missing:
                 raise ValueError(f"the incoming state lacks {', '.join(missing)}")
-            incoming_state = {"counted_with": self.counted_with, **incoming_state}
-            self._check_states({name: incoming_state[name] for name in self._defaults})
+            states = {"counted_with": self.counted_with, **incoming_state}
             merged_updates = 1
-        super().merge_state(incoming_state)
+        else:  # torchmetrics says what it takes
+            super().merge_state(incoming_state)
+            return
+        kept = self._incoming_sentences(states)
+        sums = {name: states[name] for name in self._defaults if name != KEPT}
+        self._check_states(sums)
+        super().merge_state({**sums, KEPT: []} if self.keep_sentences else sums)
+        if self.keep_sentences:
+            setattr(self, KEPT, [*getattr(self, KEPT), *kept])
         self._statistics_changed(merged_updates)
+
+    def _incoming_sentences(self, states: dict[str, Any]) -> list[Tensor]:
+        """The kept sentences of incoming states, checked, as int64 copies on this metric's device."""
+        if not self.keep_sentences:
+            return []
+        if KEPT not in states:
+            raise ValueError(
+                f"the incoming state lacks {KEPT}: this {type(self).__name__} keeps each sentence's statistics "
+                "(keep_sentences=True), so they must come with their sums"
+            )
+        value = states[KEPT]
+        parts = [value] if isinstance(value, Tensor) else list(value) if isinstance(value, (list, tuple)) else None
+        if parts is None:
+            raise TypeError(f"state {KEPT!r} must be a list of integer tensors, got {type(value).__name__}")
+        width = self.packed_width() + BOOKKEEPING_COLUMNS
+        for part in parts:
+            if not isinstance(part, Tensor) or not is_integer(part):
+                found = part.dtype if isinstance(part, Tensor) else type(part).__name__
+                raise TypeError(f"state {KEPT!r} must hold integer tensors to stay exact, got {found}")
+            if part.dim() != 2 or part.shape[1] != width:
+                raise ValueError(f"state {KEPT!r} must hold (n, {width}) tensors, got {tuple(part.shape)}")
+        return [part.to(device=self.device, dtype=torch.int64, copy=True) for part in parts]
 
     def _statistics_changed(self, updates: int) -> None:
         """Forget a cached ``compute()`` value, and count states that came in other than by ``update``."""
@@ -175,6 +343,14 @@ class ExactMetric(Metric):
         """Gather the states of every rank (torchmetrics' ``sync``), forgetting a cached ``compute()`` value."""
         super().sync(*args, **kwargs)
         self._computed = None
+
+    def _sync_dist(self, *args: Any, **kwargs: Any) -> None:
+        """torchmetrics' gathering, where a rank without kept sentences sends an empty int64 ``(0, F + 2)``
+        tensor (torchmetrics would send an empty float one, which the other ranks' rows do not concatenate with)."""
+        if self.keep_sentences and isinstance(getattr(self, KEPT), list) and not getattr(self, KEPT):
+            empty = torch.zeros((0, self.packed_width() + BOOKKEEPING_COLUMNS), dtype=torch.int64, device=self.device)
+            setattr(self, KEPT, [empty])
+        super()._sync_dist(*args, **kwargs)
 
     def _load_from_state_dict(
         self,
@@ -193,8 +369,11 @@ class ExactMetric(Metric):
         as an update.
         """
         saved = {name: state_dict[prefix + name] for name in self._defaults if prefix + name in state_dict}
-        self._check_states(saved)
-        for name, value in saved.items():
+        if KEPT in saved:
+            state_dict[prefix + KEPT] = self._incoming_sentences(saved)
+        sums = {name: value for name, value in saved.items() if name != KEPT}
+        self._check_states(sums)
+        for name, value in sums.items():
             state_dict[prefix + name] = value.to(device=self.device, dtype=torch.int64, copy=True)
         super()._load_from_state_dict(
             state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs

@@ -16,30 +16,13 @@ from ...text.vocabulary import TokenStream
 from ..command_line import CommandLineMetric, Progress
 from .config import DEFAULT_SMOOTH_VALUES, SACREBLEU_SMOOTHING, BLEUConfig
 from .corpus import SYSTEMS_PER_BLOCK, corpus_statistics
-from .score import bleu_parts
+from .score import bleu_parts, packed_bleu
 
 if TYPE_CHECKING:
     from sacrebleu.metrics.base import Score
 
 #: Lines ending in a tokenized period that make a system look tokenized (sacrebleu's threshold).
 TOKENIZED_LINES = 100
-
-
-def packed_bleu(packed: np.ndarray, config: BLEUConfig) -> np.ndarray:
-    """BLEU (0..100, float64) of summed packed statistics ``(..., 2 + 2N)`` (:func:`~.statistics.pack_statistics`),
-    by sacrebleu's rules: the scorer of the metric and the functions, :func:`~.score.bleu_parts`.
-
-    Example:
-        >>> round(packed_bleu(np.array([11, 11, 9, 7, 5, 3, 10, 8, 6, 4]), BLEUConfig()).item(), 8)
-        83.75922397
-    """
-    if config.convention != "sacrebleu":
-        raise ValueError("packed statistics are scored by sacrebleu's convention; use convention='sacrebleu'")
-    order = config.orders
-    packed = np.asarray(packed, dtype=np.float64)
-    matches, totals = packed[..., 2 : 2 + order], packed[..., 2 + order :]
-    scores: np.ndarray = bleu_parts(matches, totals, packed[..., 0], packed[..., 1], config, percent=True).score
-    return scores
 
 
 class BLEUCommand(CommandLineMetric):

@@ -5,22 +5,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from torch import Tensor
 
 from ...inputs.batch import TokenBatch
-from ..base import ExactMetric, MetricArguments
+from ..base import ExactMetric, ExactMetricArguments
 from .compiled import compiled_counter
 from .config import BLEUConfig, BLEUOptions, require_corpus_smoothing
 from .counting import count_statistics, input_batch
-from .score import bleu_from_statistics
+from .score import bleu_from_statistics, packed_bleu
 from .statistics import SentenceStatistics
 
 if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
 
 
-class BLEUScoreOptions(BLEUOptions, MetricArguments, total=False):
-    """What :class:`BLEUScore` takes by name besides ``compile``: BLEU's options and torchmetrics' arguments."""
+class BLEUScoreOptions(BLEUOptions, ExactMetricArguments, total=False):
+    """What :class:`BLEUScore` takes by name besides ``compile``: BLEU's options, ``keep_sentences`` and
+    torchmetrics' arguments."""
 
 
 class BLEUScore(ExactMetric):
@@ -121,3 +123,12 @@ class BLEUScore(ExactMetric):
         numerator, denominator, preds_len, target_len = statistics
         score: Tensor = bleu_from_statistics(numerator, denominator, preds_len, target_len, self.config)
         return score
+
+    def pack(self, statistics: Sequence[Tensor]) -> Tensor:
+        """``(B, 2 + 2 * max_order)`` rows ``[preds_len, target_len, matches..., totals...]``, sacrebleu's layout."""
+        numerator, denominator, preds_len, target_len = statistics
+        return super().pack([preds_len, target_len, numerator, denominator])
+
+    def packed_score(self, summed: np.ndarray) -> np.ndarray:
+        """BLEU (0..100) of summed packed statistics, sacrebleu's (:func:`~.score.packed_bleu`)."""
+        return packed_bleu(summed, self.config)

@@ -141,3 +141,23 @@ def bleu_from_statistics(
     """
     score: Array = bleu_parts(matches, totals, preds_len, target_len, config).score
     return score
+
+
+def packed_bleu(packed: np.ndarray, config: BLEUConfig) -> np.ndarray:
+    """BLEU (0..100, float64) of summed packed statistics ``(..., 2 + 2N)`` (:func:`~.statistics.pack_statistics`),
+    by sacrebleu's rules: the scorer of the metric and the functions, :func:`bleu_parts`.
+
+    The significance tests resample with it, those of the command line and those of the metric's
+    kept sentences alike (:meth:`~torch_bleu.metrics.base.ExactMetric.confidence_interval`).
+
+    Example:
+        >>> round(packed_bleu(np.array([11, 11, 9, 7, 5, 3, 10, 8, 6, 4]), BLEUConfig()).item(), 8)
+        83.75922397
+    """
+    if config.convention != "sacrebleu":
+        raise ValueError("packed statistics are scored by sacrebleu's convention; use convention='sacrebleu'")
+    order = config.orders
+    packed = np.asarray(packed, dtype=np.float64)
+    matches, totals = packed[..., 2 : 2 + order], packed[..., 2 + order :]
+    scores: np.ndarray = bleu_parts(matches, totals, packed[..., 0], packed[..., 1], config, percent=True).score
+    return scores

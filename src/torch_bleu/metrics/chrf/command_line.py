@@ -11,23 +11,10 @@ import numpy as np
 from ..command_line import CommandLineMetric, Progress
 from .config import CHRFConfig
 from .corpus import corpus_chrf_statistics
-from .score import chrf_percent
+from .score import packed_chrf
 
 if TYPE_CHECKING:
     from sacrebleu.metrics.base import Score
-
-
-def packed_chrf(packed: np.ndarray, config: CHRFConfig) -> np.ndarray:
-    """chrF (0..100, float64) of summed statistics ``(..., 3 * orders)``, as :func:`~.corpus.corpus_chrf_statistics`
-    lays them out.
-
-    Example:
-        >>> packed_chrf(np.array([[2, 2, 2], [2, 2, 1]]), CHRFConfig(char_order=1)).round(4).tolist()
-        [100.0, 50.0]
-    """
-    statistics = np.asarray(packed, dtype=np.float64)
-    scores: np.ndarray = chrf_percent(statistics.reshape(*statistics.shape[:-1], config.orders, 3), config)
-    return scores
 
 
 class CHRFCommand(CommandLineMetric):

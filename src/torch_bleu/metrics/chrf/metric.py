@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from torch import Tensor
 
 from ...arrays import Array
-from ..base import ExactMetric, MetricArguments
+from ..base import ExactMetric, ExactMetricArguments
 from .config import CHRFConfig, CHRFOptions
-from .score import chrf_from_statistics
+from .score import chrf_from_statistics, packed_chrf
 from .statistics import chrf_statistics
 from .text import as_text
 
@@ -18,8 +19,8 @@ if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
 
 
-class CHRFScoreOptions(CHRFOptions, MetricArguments, total=False):
-    """What :class:`CHRFScore` takes by name: CHRF's options and torchmetrics' arguments."""
+class CHRFScoreOptions(CHRFOptions, ExactMetricArguments, total=False):
+    """What :class:`CHRFScore` takes by name: CHRF's options, ``keep_sentences`` and torchmetrics' arguments."""
 
 
 class CHRFScore(ExactMetric):
@@ -67,3 +68,7 @@ class CHRFScore(ExactMetric):
         """chrF in ``[0, 1]`` of summed statistics (0-d float64)."""
         score: Tensor = chrf_from_statistics(statistics[0], self.config)
         return score
+
+    def packed_score(self, summed: np.ndarray) -> np.ndarray:
+        """chrF (0..100) of summed statistics ``(..., 3 * orders)``, sacrebleu's (:func:`~.score.packed_chrf`)."""
+        return packed_chrf(summed, self.config)

@@ -5,6 +5,8 @@ Works on PyTorch tensors and NumPy arrays alike (the command line scores with Nu
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...arrays import Array, array_namespace, as_float64, full_like_shape
 from .config import CHRFConfig
 
@@ -56,3 +58,16 @@ def chrf_percent(statistics: Array, config: CHRFConfig) -> Array:
 def chrf_from_statistics(statistics: Array, config: CHRFConfig) -> Array:
     """chrF on the 0..1 scale (float64) of statistics ``(..., orders, 3)``."""
     return chrf_percent(statistics, config) / 100
+
+
+def packed_chrf(packed: np.ndarray, config: CHRFConfig) -> np.ndarray:
+    """chrF (0..100, float64) of summed statistics ``(..., 3 * orders)``, as :func:`~.corpus.corpus_chrf_statistics`
+    lays them out: the score the significance tests resample, on the command line and in the metric.
+
+    Example:
+        >>> packed_chrf(np.array([[2, 2, 2], [2, 2, 1]]), CHRFConfig(char_order=1)).round(4).tolist()
+        [100.0, 50.0]
+    """
+    statistics = np.asarray(packed, dtype=np.float64)
+    scores: np.ndarray = chrf_percent(statistics.reshape(*statistics.shape[:-1], config.orders, 3), config)
+    return scores

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import torch
 from torch import Tensor
 
-from ..base import ExactMetric, MetricArguments
+from ..base import ExactMetric, ExactMetricArguments
 from .config import TERConfig, TEROptions
 from .functional import sentence_ter_statistics
 from .score import ter_fraction
@@ -17,8 +18,8 @@ if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
 
 
-class TERScoreOptions(TEROptions, MetricArguments, total=False):
-    """What :class:`TERScore` takes by name: TER's options and torchmetrics' arguments."""
+class TERScoreOptions(TEROptions, ExactMetricArguments, total=False):
+    """What :class:`TERScore` takes by name: TER's options, ``keep_sentences`` and torchmetrics' arguments."""
 
 
 class TERScore(ExactMetric):
@@ -72,3 +73,8 @@ class TERScore(ExactMetric):
         """TER of summed statistics (0-d float64), edits per reference word."""
         score: Tensor = ter_fraction(torch.stack(statistics, -1))
         return score
+
+    def packed_score(self, summed: np.ndarray) -> np.ndarray:
+        """TER (0..100) of summed ``(..., 2)`` edits and reference lengths, sacrebleu's (:func:`.ter_fraction`)."""
+        scores: np.ndarray = ter_fraction(np.asarray(summed), percent=True)
+        return scores
