@@ -308,6 +308,7 @@ def test_sparse_columns_count_the_same_pairs(monkeypatch, share):
         pairwise_bleu(candidates),
     ]
     monkeypatch.setattr(cross_matches, "SPARSE_FACTOR", share)
+    monkeypatch.setattr(cross_matches, "SPARSE_MIN_PAIRS", 0)
     monkeypatch.setattr(cross_matches, "PAIR_BLOCK", 5)
     sparse = [
         pairwise_chrf(candidates, references, word_order=2),
