@@ -29,9 +29,17 @@ Workloads:
   SentencePiece ids (against decoding every row and calling sacrebleu) (``benchmarks/chrf.py``);
 * ``ter``: TER of 2 systems x 800 sentences from text, against sacrebleu's ``TER`` and torchmetrics'
   ``TranslationEditRate`` (``benchmarks/ter.py``);
+* ``wer``: WER of 4 systems as word sequences, from text against ``jiwer.wer`` and from padded id
+  batches against the usual loop (``tolist``, special ids dropped, ``jiwer``) (``benchmarks/wer.py``);
 * ``pairwise``: pairwise sentence chrF and BLEU (MBR matrices) of 1 x 256 x 256 and 60 x 16 x 16
   WMT17 lines, against fastchrf (when installed) and sacrebleu's ``sentence_score`` in a loop
   (``benchmarks/pairwise.py``);
+* ``self_bleu``: self-BLEU against all the others of 10,000 WMT17 lines against fast-bleu (when
+  installed), and aggregate BLEU against mbrs's reference aggregation (when installed)
+  (``benchmarks/self_bleu.py``);
+* ``significance``: ``confidence_interval()``, ``paired_bootstrap`` and ``paired_randomization`` of two
+  ``BLEUScore(keep_sentences=True)`` of 3,000 sentences, against sacrebleu's bootstrap
+  (``benchmarks/significance.py``);
 * ``grid``: synthetic batches of B x L from 32 to 1024, R = 1 and R = 4 references. The Python
   contenders run on a sample of the rows (their cost is per sentence), reported as throughput;
 * ``rl``: per-sentence BLEU of a 256 x 1024 batch, as an RL reward;
@@ -93,9 +101,12 @@ from benchmarks.ab import compare
 from benchmarks.chrf import run_chrf
 from benchmarks.common import QUICK, cpu_name, workload_sizes
 from benchmarks.pairwise import run_pairwise
+from benchmarks.self_bleu import run_self_bleu
+from benchmarks.significance import run_significance
 from benchmarks.subwords import run_subwords
 from benchmarks.ter import run_ter
 from benchmarks.text import run_text
+from benchmarks.wer import run_wer
 from benchmarks.workloads import (
     plot,
     run_grid,
@@ -114,7 +125,10 @@ WORKLOADS = [
     "text",
     "chrf",
     "ter",
+    "wer",
     "pairwise",
+    "self_bleu",
+    "significance",
     "grid",
     "rl",
     "update",
@@ -198,7 +212,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "text": run_text,
         "chrf": run_chrf,
         "ter": run_ter,
+        "wer": run_wer,
         "pairwise": run_pairwise,
+        "self_bleu": run_self_bleu,
+        "significance": run_significance,
         "grid": run_grid,
         "rl": run_rl,
         "update": run_update_latency,

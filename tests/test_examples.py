@@ -31,6 +31,7 @@ sys.path.insert(0, str(EXAMPLES))  # the examples import their shared _toy_task 
 
 import _device  # noqa: E402
 import _toy_task  # noqa: E402
+import asr_wer  # noqa: E402
 import rl_reward  # noqa: E402
 import seq2seq_validation  # noqa: E402
 
@@ -337,6 +338,19 @@ def test_sampled_log_prob_is_the_sum_of_the_decoding_steps() -> None:
             step = logits.log_softmax(-1).gather(1, token.unsqueeze(1)).squeeze(1)  # -inf at PAD, dropped below
             expected += torch.where(token == _toy_task.PAD, 0.0, step)
     assert torch.allclose(log_prob.detach(), expected, atol=1e-5)
+
+
+def test_asr_wer_scores_are_jiwers_on_the_decoded_text(capsys: pytest.CaptureFixture) -> None:
+    jiwer = pytest.importorskip("jiwer")
+    result = asr_wer.main(batches=2)
+    hypotheses, references = result["hypotheses"], result["references"]
+    assert len(hypotheses) == len(references) == 8 and result["cer"] > 0
+    every_character = jiwer.ReduceToListOfListOfChars()  # the ids' CER: spaces at either end count too
+    assert result["cer"] == jiwer.cer(
+        references, hypotheses, reference_transform=every_character, hypothesis_transform=every_character
+    )
+    assert result["wer"] == jiwer.wer(references, hypotheses)
+    assert f"CER {result['cer']:.4f}, WER {result['wer']:.4f} (8 utterances)" in capsys.readouterr().out
 
 
 def test_reward_is_zero_when_sample_equals_greedy() -> None:

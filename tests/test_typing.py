@@ -30,6 +30,8 @@ METRICS = [
     (torch_bleu.BLEUConfig, torch_bleu.BLEUOptions),
     (torch_bleu.CHRFConfig, torch_bleu.CHRFOptions),
     (torch_bleu.TERConfig, torch_bleu.TEROptions),
+    (torch_bleu.WERConfig, torch_bleu.WEROptions),
+    (torch_bleu.CERConfig, torch_bleu.WEROptions),
 ]
 #: Names the annotations use that their modules import for type checkers only.
 CHECKER_NAMES = {"Tensor": torch.Tensor, "Detokenizer": torch_bleu.Detokenizer}

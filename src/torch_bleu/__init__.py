@@ -1,4 +1,5 @@
-"""torch-bleu: exact BLEU, chrF and TER of token ids, strings or subword ids, on any device, summed across DDP ranks.
+"""torch-bleu: exact BLEU, chrF, TER, WER and CER of token ids, strings or subword ids, on any device, summed
+across DDP ranks.
 
 >>> import torch, torch_bleu
 >>> metric = torch_bleu.BLEUScore(ignore_ids=[0])
@@ -22,9 +23,23 @@ if TYPE_CHECKING:
     from .metrics.chrf.config import CHRFConfig, CHRFOptions
     from .metrics.chrf.functional import corpus_chrf, sentence_chrf
     from .metrics.chrf.metric import CHRFScore
+    from .metrics.paired import paired_bootstrap, paired_randomization
     from .metrics.ter.config import TERConfig, TEROptions
     from .metrics.ter.functional import corpus_ter, sentence_ter
     from .metrics.ter.metric import TERScore
+    from .metrics.wer.config import CERConfig, WERConfig, WEROptions
+    from .metrics.wer.functional import (
+        character_error_counts,
+        corpus_cer,
+        corpus_wer,
+        sentence_cer,
+        sentence_wer,
+        word_error_counts,
+    )
+    from .metrics.wer.metric import CERScore, WERScore
+    from .metrics.wer.score import ErrorMeasures, error_measures
+    from .pairwise.aggregate_bleu import aggregate_bleu
+    from .pairwise.aggregate_chrf import aggregate_chrf
     from .pairwise.bleu import pairwise_bleu
     from .pairwise.chrf import pairwise_chrf
     from .pairwise.selection import mbr_select, self_bleu
@@ -35,31 +50,48 @@ __all__ = [
     "BLEUConfig",
     "BLEUOptions",
     "BLEUScore",
+    "CERConfig",
+    "CERScore",
     "CHRFConfig",
     "CHRFOptions",
     "CHRFScore",
     "Detokenizer",
+    "ErrorMeasures",
     "SentenceReward",
     "SentenceStatistics",
     "TERConfig",
     "TEROptions",
     "TERScore",
+    "WERConfig",
+    "WEROptions",
+    "WERScore",
     "__version__",
+    "aggregate_bleu",
+    "aggregate_chrf",
     "bleu_from_statistics",
+    "character_error_counts",
     "corpus_bleu",
+    "corpus_cer",
     "corpus_chrf",
     "corpus_ter",
+    "corpus_wer",
     "cpu_share",
+    "error_measures",
     "get_cpu_threads",
     "mbr_select",
+    "paired_bootstrap",
+    "paired_randomization",
     "pairwise_bleu",
     "pairwise_chrf",
     "self_bleu",
     "sentence_bleu",
+    "sentence_cer",
     "sentence_chrf",
     "sentence_statistics",
     "sentence_ter",
+    "sentence_wer",
     "set_cpu_threads",
+    "word_error_counts",
 ]
 
 # Where each public name lives. They load on first use, so that the command line, which counts with
@@ -68,22 +100,36 @@ _LAZY_MODULES = {
     "BLEUConfig": "metrics.bleu.config",
     "BLEUOptions": "metrics.bleu.config",
     "BLEUScore": "metrics.bleu.metric",
+    "CERConfig": "metrics.wer.config",
+    "CERScore": "metrics.wer.metric",
     "CHRFConfig": "metrics.chrf.config",
     "CHRFOptions": "metrics.chrf.config",
     "CHRFScore": "metrics.chrf.metric",
     "Detokenizer": "detokenize.detokenizer",
+    "ErrorMeasures": "metrics.wer.score",
     "SentenceReward": "rewards",
     "SentenceStatistics": "metrics.bleu.statistics",
     "TERConfig": "metrics.ter.config",
     "TEROptions": "metrics.ter.config",
     "TERScore": "metrics.ter.metric",
+    "WERConfig": "metrics.wer.config",
+    "WEROptions": "metrics.wer.config",
+    "WERScore": "metrics.wer.metric",
+    "aggregate_bleu": "pairwise.aggregate_bleu",
+    "aggregate_chrf": "pairwise.aggregate_chrf",
     "bleu_from_statistics": "metrics.bleu.score",
+    "character_error_counts": "metrics.wer.functional",
+    "corpus_cer": "metrics.wer.functional",
+    "corpus_wer": "metrics.wer.functional",
+    "error_measures": "metrics.wer.score",
     "corpus_bleu": "metrics.bleu.functional",
     "corpus_chrf": "metrics.chrf.functional",
     "corpus_ter": "metrics.ter.functional",
     "cpu_share": "threads",
     "get_cpu_threads": "threads",
     "mbr_select": "pairwise.selection",
+    "paired_bootstrap": "metrics.paired",
+    "paired_randomization": "metrics.paired",
     "pairwise_bleu": "pairwise.bleu",
     "pairwise_chrf": "pairwise.chrf",
     "self_bleu": "pairwise.selection",
@@ -91,7 +137,10 @@ _LAZY_MODULES = {
     "sentence_chrf": "metrics.chrf.functional",
     "sentence_statistics": "metrics.bleu.functional",
     "sentence_ter": "metrics.ter.functional",
+    "sentence_wer": "metrics.wer.functional",
+    "sentence_cer": "metrics.wer.functional",
     "set_cpu_threads": "threads",
+    "word_error_counts": "metrics.wer.functional",
 }
 
 

@@ -61,6 +61,12 @@ class CommandLineMetric(ABC):
         group.add_argument(*flags, dest=f"{cls.name}:{option}", **settings)
 
     @classmethod
+    def add_flags(cls, group: argparse._ArgumentGroup, flags: Sequence[tuple[tuple[str, ...], str, str]]) -> None:
+        """Add on/off options, each ``(sacrebleu's flags, the config's option, its help)``."""
+        for names, option, what in flags:
+            cls.add_option(group, *names, option=option, action="store_true", help=what)
+
+    @classmethod
     def config_from(cls, args: argparse.Namespace, **more: Any) -> MetricConfig:
         """The config of the parsed options that :meth:`add_option` added, and of ``more`` (which wins over
         them); a ``ValueError`` or ``TypeError`` says what is wrong with them."""

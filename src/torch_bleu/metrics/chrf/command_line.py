@@ -35,16 +35,18 @@ class CHRFCommand(CommandLineMetric):
             (("--chrf-beta",), "beta", 2, "Recall's weight against precision (default: 2)."),
         ):
             cls.add_option(chrf, *flags, option=option, type=int, default=default, help=what)
-        for flags, option, what in (
-            (("--chrf-whitespace",), "whitespace", "Keep whitespace in character n-grams."),
-            (("--chrf-lowercase",), "lowercase", "Case-insensitive chrF."),
-            (
-                ("--chrf-eps-smoothing",),
-                "eps_smoothing",
-                "Smooth as chrF++.py, nltk and Moses do (not effective order).",
-            ),
-        ):
-            cls.add_option(chrf, *flags, option=option, action="store_true", help=what)
+        cls.add_flags(
+            chrf,
+            [
+                (("--chrf-whitespace",), "whitespace", "Keep whitespace in character n-grams."),
+                (("--chrf-lowercase",), "lowercase", "Case-insensitive chrF."),
+                (
+                    ("--chrf-eps-smoothing",),
+                    "eps_smoothing",
+                    "Smooth as chrF++.py, nltk and Moses do (not effective order).",
+                ),
+            ],
+        )
 
     def count(
         self, systems: Sequence[Any], references: Any, device: str | None, progress: Progress = None

@@ -29,14 +29,15 @@ class TERCommand(CommandLineMetric):
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        ter = parser.add_argument_group("TER options (the defaults are Tercom's)")
-        for flags, option, what in (
-            (("--ter-case-sensitive",), "case_sensitive", "Keep case (by default text is lowercased)."),
-            (("--ter-asian-support",), "asian_support", "CJK rules for --ter-normalized and --ter-no-punct."),
-            (("--ter-no-punct",), "no_punct", "Remove punctuation."),
-            (("--ter-normalized",), "normalized", "Tercom's normalization: entities, punctuation split off."),
-        ):
-            cls.add_option(ter, *flags, option=option, action="store_true", help=what)
+        cls.add_flags(
+            parser.add_argument_group("TER options (the defaults are Tercom's)"),
+            [
+                (("--ter-case-sensitive",), "case_sensitive", "Keep case (by default text is lowercased)."),
+                (("--ter-asian-support",), "asian_support", "CJK rules for --ter-normalized and --ter-no-punct."),
+                (("--ter-no-punct",), "no_punct", "Remove punctuation."),
+                (("--ter-normalized",), "normalized", "Tercom's normalization: entities, punctuation split off."),
+            ],
+        )
 
     def count(
         self, systems: Sequence[Any], references: Any, device: str | None, progress: Progress = None

@@ -1,0 +1,84 @@
+"""WER's and CER's options, declared and checked once for the functions and the metrics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ..config import SubwordConfig, SubwordOptions
+
+#: Option names of jiwer and torchmetrics, each with what to do here instead.
+FOREIGN_OPTIONS = {
+    "reference_transform": (
+        "jiwer's transforms are not options here: strings are read with jiwer's default transform (wer_default or "
+        "cer_default); transform the strings before passing them"
+    ),
+    "hypothesis_transform": (
+        "jiwer's transforms are not options here: strings are read with jiwer's default transform (wer_default or "
+        "cer_default); transform the strings before passing them"
+    ),
+    "reference": "jiwer's reference is the second argument here (preds, target): the hypotheses come first",
+    "hypothesis": "jiwer's hypothesis is the first argument here (preds, target)",
+}
+
+
+class WEROptions(SubwordOptions, total=False):
+    """WER's and CER's options for type checkers: :class:`WERConfig`'s fields, by name (the options of
+    subword ids; strings and plain ids need none)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class WERConfig(SubwordConfig):
+    """Word error rate, as jiwer's ``wer`` reads strings (``wer_default``: runs of two or more whitespace
+    characters become one space, the ends are stripped, and words are split at single spaces).
+
+    Rows of token ids are scored as they are, each id one word (a Hugging Face tokenizer's ids: pass
+    ``detokenizer=`` to score the decoded words instead).
+
+    Args:
+        ignore_ids, eos_id, detokenizer: rows of ids (:class:`~torch_bleu.metrics.config.SubwordConfig`).
+
+    Example:
+        >>> WERConfig(eos_id=2).eos_ids
+        (2,)
+        >>> WERConfig().fingerprint() != CERConfig().fingerprint()
+        True
+    """
+
+    metric_name = "WER"
+    foreign_options = FOREIGN_OPTIONS
+    scores_plain_ids = True
+    #: Whether the units are characters (CER) rather than words.
+    characters: ClassVar[bool] = False
+
+    @property
+    def unit(self) -> str:
+        """What is counted: ``"word"`` or ``"character"``."""
+        return "character" if self.characters else "word"
+
+    @property
+    def input_hint(self) -> str:
+        """What to do with input of the wrong kind: text where ids go, or ids where text goes."""
+        if self.detokenizer is not None:
+            name = self.metric_name
+            return f"with a detokenizer, {name}'s preds are subword ids; to score strings, leave detokenizer out"
+        return (
+            f"{self.metric_name} scores strings, or rows of ids (each id one {self.unit}); for subword ids, pass "
+            "detokenizer= (a torch_bleu.Detokenizer of their tokenizer)"
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class CERConfig(WERConfig):
+    """Character error rate, as jiwer's ``cer`` reads strings (``cer_default``: the ends stripped of
+    whitespace, then every code point one unit, spaces included).
+
+    Rows of token ids are scored as they are, each id one unit; with ``detokenizer=``, the characters of
+    the decoded text.
+
+    Args:
+        ignore_ids, eos_id, detokenizer: rows of ids (:class:`~torch_bleu.metrics.config.SubwordConfig`).
+    """
+
+    metric_name = "CER"
+    characters = True
