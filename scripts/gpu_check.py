@@ -70,6 +70,15 @@ def metric_paths(device: object) -> dict[str, Callable[[], object]]:
         "BLEUScore, subword ids": updated(torch_bleu.BLEUScore(detokenizer=detokenizer), subwords, subword_refs),
         "CHRFScore, subword ids": updated(torch_bleu.CHRFScore(detokenizer=detokenizer), subwords, subword_refs),
         "TERScore, subword ids": updated(torch_bleu.TERScore(detokenizer=detokenizer), subwords, subword_refs),
+        "WERScore, ids": updated(torch_bleu.WERScore(**ids), preds, target[:, 0]),
+        "CERScore, subword ids": updated(torch_bleu.CERScore(detokenizer=detokenizer), subwords, subword_refs),
+        "BLEUScore, ids, kept sentences with indices": updated(
+            torch_bleu.BLEUScore(keep_sentences=True, **ids), preds, target, indices=torch.arange(64, device=device)
+        ),
+        "aggregate_chrf, subword ids": lambda: torch_bleu.aggregate_chrf(
+            subwords.view(4, 8, 20), detokenizer=detokenizer, word_order=2
+        ),
+        "self_bleu others, ids": lambda: torch_bleu.self_bleu(preds.view(8, 8, 48), mode="others", ignore_ids=[0, 1]),
     }
 
 

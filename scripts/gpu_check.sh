@@ -44,6 +44,7 @@ tests=(
     tests/test_against_sacrebleu.py tests/test_corpus_statistics.py tests/test_metric_lifecycle.py
     tests/test_eos.py tests/test_ragged_input.py tests/test_device_and_inputs.py tests/test_subword_ids.py
     tests/test_chrf.py tests/test_ter.py tests/test_pairwise.py tests/test_rewards.py tests/test_compile.py
+    tests/test_wer.py tests/test_metric_significance.py tests/test_aggregate_chrf.py tests/test_aggregate_and_self_bleu.py
 )
 if [ "$device" = cpu ]; then
     bench=(--quick)
