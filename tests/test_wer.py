@@ -263,3 +263,31 @@ def test_ddp_ranks_give_the_single_process_score(tmp_path):
         seen = torch.load(tmp_path / f"rank{rank}.pt")
         assert seen["score"] == expected.wer
         assert seen["measures"] == [expected.wer, expected.mer, expected.wil, expected.wip]
+
+
+def test_kept_sentences_give_wer_intervals_and_paired_tests():
+    """With ``keep_sentences=True`` WER has sacrebleu-style bootstrap intervals: the rate of each resample
+    of sentences (the significance module's draws), their mean and 95% half-width."""
+    import jiwer
+    import numpy as np
+
+    from torch_bleu import paired_bootstrap, paired_randomization
+    from torch_bleu.significance import bootstrap_indices, confidence_intervals
+
+    references = ["a b d", "a c", "x y z w", "a", "the cat sat", "on the mat"] * 4
+    first = ["a b c", "a b", "x y z w", "a", "the cat", "on a mat"] * 4
+    second = ["a b d", "a b", "x y z", "b", "the cat sat", "on the mat"] * 4
+    metrics = [WERScore(keep_sentences=True), WERScore(keep_sentences=True)]
+    for metric, hypotheses in zip(metrics, (first, second)):
+        metric.update(hypotheses, references)
+    interval = metrics[0].confidence_interval(resamples=200)
+    assert interval.score == metrics[0].compute().item() == pytest.approx(jiwer.wer(references, first))
+    [draws] = list(bootstrap_indices(len(references), 200, seed=12345))
+    rates = [[100 * jiwer.wer([references[i] for i in row], [first[i] for i in row])] for row in draws.tolist()]
+    mean, half_width = confidence_intervals(np.array(rates))
+    assert 100 * interval.mean == pytest.approx(mean[0], abs=1e-9)
+    assert 100 * interval.ci == pytest.approx(half_width[0], abs=1e-9)
+    [bootstrap] = paired_bootstrap(*metrics, resamples=200)
+    [randomization] = paired_randomization(*metrics, trials=200)
+    assert bootstrap.score == randomization.score == metrics[1].compute().item()
+    assert 0 < bootstrap.p_value <= 1 and 0 < randomization.p_value <= 1

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import torch
 from torch import Tensor
 
-from ..base import ExactMetric, MetricArguments
+from ..base import ExactMetric, ExactMetricArguments
 from .config import CERConfig, WERConfig, WEROptions
 from .counting import COUNT_NAMES, sentence_error_counts
 from .score import ErrorMeasures, error_measures, error_rate
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
 
 
-class WERScoreOptions(WEROptions, MetricArguments, total=False):
+class WERScoreOptions(WEROptions, ExactMetricArguments, total=False):
     """What :class:`WERScore` and :class:`CERScore` take by name: their options and torchmetrics' arguments."""
 
 
@@ -75,6 +76,11 @@ class WERScore(ExactMetric):
     def score(self, *statistics: Tensor) -> Tensor:
         """The error rate of summed counts (0-d float64)."""
         return error_rate(torch.stack(statistics, -1))
+
+    def packed_score(self, summed: np.ndarray) -> np.ndarray:
+        """The error rate (in points, as the significance tests take scores) of summed ``(..., 4)`` counts."""
+        rates: np.ndarray = 100 * error_rate(torch.from_numpy(np.asarray(summed))).numpy()
+        return rates
 
     def measures(self) -> ErrorMeasures:
         """jiwer's WER (or CER), MER, WIL and WIP of everything added so far, of every rank (synced as
