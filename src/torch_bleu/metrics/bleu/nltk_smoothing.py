@@ -172,10 +172,14 @@ def nltk_method6(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLE
 def nltk_method7(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLEUConfig) -> Precisions:
     """Chen and Cherry's method 7: method 4 (``k = smooth_value``), then method 5 on its output.
 
-    Example:
+    Example: method 4 smooths the bigram precision 0 / 3 to 0.04621; method 5 then averages each order
+    with its neighbours (the 5-gram precision 0 after the last order):
+
         >>> cfg = BLEUConfig(max_order=2, convention="nltk", smoothing="method7")
-        >>> m, t = torch.tensor([3.0, 0, 0, 0, 0]), torch.tensor([4.0, 3, 2, 1, 1])
-        >>> [round(p, 6) for p in nltk_method7(m, t, torch.tensor(4), cfg)[0].tolist()]
+        >>> matches, totals, length = torch.tensor([3.0, 0, 0, 0, 0]), torch.tensor([4.0, 3, 2, 1, 1]), torch.tensor(4)
+        >>> [round(p, 6) for p in _method4_precisions(matches[:2], totals[:2], length, cfg.constant).tolist()]
+        [0.75, 0.04621]
+        >>> [round(p, 6) for p in nltk_method7(matches, totals, length, cfg)[0].tolist()]
         [0.848737, 0.298315]
     """
     order = config.orders
