@@ -27,37 +27,9 @@ from collections.abc import Sequence
 
 import torch
 from _device import usable_device
+from _tiny_lm import PAIRS, tiny_tokenizer
 
 import torch_bleu
-
-PAIRS = [
-    ("Translate to English: Die Katze sitzt auf der Matte.", "The cat sits on the mat."),
-    ("Translate to English: Der Hund bellt.", "The dog barks."),
-    ("Translate to English: Guten Morgen!", "Good morning!"),
-    ("Translate to English: Wie geht es dir?", "How are you?"),
-    ("Translate to English: Das Haus ist alt.", "The house is old."),
-    ("Translate to English: Ich trinke Wasser.", "I drink water."),
-    ("Translate to English: Es regnet heute.", "It is raining today."),
-    ("Translate to English: Wir lesen ein Buch.", "We are reading a book."),
-]
-
-
-def tiny_tokenizer():  # type: ignore[no-untyped-def]
-    """A byte-level BPE trained on the example's own text, as a transformers tokenizer (left padding, for
-    generation from prompts of different lengths)."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tokenizer.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=300, special_tokens=["<pad>", "<s>", "</s>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
-    )
-    tokenizer.train_from_iterator([text for pair in PAIRS for text in pair], trainer)
-    return PreTrainedTokenizerFast(
-        tokenizer_object=tokenizer, pad_token="<pad>", bos_token="<s>", eos_token="</s>", padding_side="left"
-    )
 
 
 def trained_model(tokenizer, steps: int, device: torch.device):  # type: ignore[no-untyped-def]
@@ -96,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     samples, steps = (4, 30) if args.quick else (args.samples, args.steps)
-    tokenizer = tiny_tokenizer()
+    tokenizer = tiny_tokenizer(padding_side="left")
     model = trained_model(tokenizer, steps, args.device)
     pad, eos = tokenizer.pad_token_id, tokenizer.eos_token_id
 

@@ -3,7 +3,9 @@ that flags on rows of code points mark, read in Python."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import torch
 from sacrebleu.metrics import BLEU
@@ -59,3 +61,17 @@ def row_words(chars: torch.Tensor, in_word: torch.Tensor, starts: torch.Tensor) 
             if in_a_word:
                 words[-1][-1] += chr(char)
     return words
+
+
+@contextmanager
+def sacrebleu_seed(value: str = "12345") -> Iterator[None]:
+    """``SACREBLEU_SEED`` set to ``value`` while sacrebleu's significance tests run (its default, 12345)."""
+    previous = os.environ.get("SACREBLEU_SEED")
+    os.environ["SACREBLEU_SEED"] = value
+    try:
+        yield
+    finally:
+        if previous is None:
+            del os.environ["SACREBLEU_SEED"]
+        else:
+            os.environ["SACREBLEU_SEED"] = previous

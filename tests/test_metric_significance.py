@@ -11,7 +11,6 @@ import os
 import random
 import re
 import sys
-from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 from unittest import mock
@@ -22,6 +21,7 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import sacrebleu_seed
 from shared_data import WMT17
 from strategies import word_corpora
 
@@ -43,19 +43,6 @@ METRICS = {
 }
 #: sacrebleu resamples with float32 statistics: its means and intervals (in points) agree to about this.
 FLOAT32_POINTS = 1e-4
-
-
-@contextmanager
-def sacrebleu_seed(value: str = "12345"):
-    previous = os.environ.get("SACREBLEU_SEED")
-    os.environ["SACREBLEU_SEED"] = value
-    try:
-        yield
-    finally:
-        if previous is None:
-            del os.environ["SACREBLEU_SEED"]
-        else:
-            os.environ["SACREBLEU_SEED"] = previous
 
 
 def kept(name, hyps, refs, batch=3, **options):

@@ -7,14 +7,13 @@ so bootstrap means and intervals agree to float32 precision only.
 
 import functools
 import inspect
-import os
-from contextlib import contextmanager
 
 import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import sacrebleu_seed
 from strategies import word_corpora
 
 from torch_bleu import BLEUConfig, SentenceStatistics, sentence_statistics
@@ -38,19 +37,6 @@ WORDS = ["a", "b", "c", "d", "e", "f"]
 def bleu(**options):
     """The tests' score function: sacrebleu's BLEU (0..100) of summed packed statistics."""
     return functools.partial(packed_bleu, config=BLEUConfig(**options))
-
-
-@contextmanager
-def sacrebleu_seed(value):
-    previous = os.environ.get("SACREBLEU_SEED")
-    os.environ["SACREBLEU_SEED"] = value
-    try:
-        yield
-    finally:
-        if previous is None:
-            del os.environ["SACREBLEU_SEED"]
-        else:
-            os.environ["SACREBLEU_SEED"] = previous
 
 
 def our_statistics(metric, systems, references):

@@ -21,6 +21,14 @@ def pad_rows(rows: Sequence[Sequence[int]], device: torch.device) -> Tensor:
     return padded.to(device)
 
 
+def wmt17_text(data: Path, systems: int | None, lines: int | None) -> tuple[list[str], list[list[str]]]:
+    """The reference's lines and those of the first ``systems`` systems (all with ``None``), each cut to
+    its first ``lines`` (all with ``None``)."""
+    reference = (data / "newstest2017.ref.de").read_text(encoding="utf-8").splitlines()[:lines]
+    outputs = sorted(data.glob("sys.*.de"))[:systems]
+    return reference, [path.read_text(encoding="utf-8").splitlines()[:lines] for path in outputs]
+
+
 def load_wmt17(data: Path, batch_size: int, device: torch.device, systems: int | None, lines: int | None):
     """Per system, its padded batches (preds, target); 13a-tokenized words mapped to ids."""
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a

@@ -15,6 +15,7 @@ import torch
 
 import torch_bleu
 
+from .data import wmt17_text
 from .timing import median, time_interleaved
 from .workloads import Table
 
@@ -31,9 +32,7 @@ def run_ter(args: argparse.Namespace, device: torch.device) -> dict | None:
     from torchmetrics.text import TranslationEditRate
 
     sentences = 60 if args.quick else SENTENCES
-    reference = (data / "newstest2017.ref.de").read_text(encoding="utf-8").splitlines()[:sentences]
-    systems = [path.read_text(encoding="utf-8").splitlines()[:sentences] for path in sorted(data.glob("sys.*.de"))]
-    systems = systems[:SYSTEMS]
+    reference, systems = wmt17_text(data, SYSTEMS, sentences)
 
     def sacrebleu_ter() -> list[float]:
         return [TER().corpus_score(lines, [reference]).score / 100 for lines in systems]

@@ -17,6 +17,7 @@ import torch
 
 import torch_bleu
 
+from .data import wmt17_text
 from .timing import median, time_interleaved
 from .workloads import Table
 
@@ -61,9 +62,7 @@ def run_wer(args: argparse.Namespace, device: torch.device) -> dict | None:
     import jiwer
 
     sentences = 60 if args.quick else None
-    reference = (data / "newstest2017.ref.de").read_text(encoding="utf-8").splitlines()[:sentences]
-    systems = [path.read_text(encoding="utf-8").splitlines()[:sentences] for path in sorted(data.glob("sys.*.de"))]
-    systems = systems[:SYSTEMS]
+    reference, systems = wmt17_text(data, SYSTEMS, sentences)
     numbers: dict[str, int] = {}
     batched = {
         batch: [
