@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import math
+import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -281,8 +282,10 @@ def main(argv: Sequence[str] | None = None) -> list[float]:
     history: list[float] = []
     largest_gap = 0.0
     training_time = 0.0
+    on_terminal = sys.stderr.isatty()  # a redirected log gets one line per epoch instead of a bar
     for epoch in range(1, args.epochs + 1):
-        progress = tqdm(total=len(train_loader), desc=f"epoch {epoch}/{args.epochs}", unit="batch")
+        name = f"epoch {epoch}/{args.epochs}"
+        progress = tqdm(total=len(train_loader), desc=name, unit="batch", disable=not on_terminal)
         start = time.perf_counter()
         loss = train_one_epoch(model, train_loader, optimizer, scheduler, device, progress)
         training_time += time.perf_counter() - start
@@ -292,6 +295,8 @@ def main(argv: Sequence[str] | None = None) -> list[float]:
         history.append(bleu)
         progress.set_postfix_str(f"loss={loss:.3f}, val BLEU={100 * bleu:.2f}")
         progress.close()
+        if not on_terminal:
+            print(f"{name}: loss={loss:.3f}, val BLEU={100 * bleu:.2f}", file=sys.stderr)
         if check_with_nltk:  # the same ids through the list-and-nltk flow must give the same corpus BLEU
             largest_gap = max(largest_gap, abs(torch_bleu_flow(decoded) - nltk_flow(decoded)))
 

@@ -31,7 +31,7 @@ def self_bleu(candidates: Any, mode: Literal["pairs", "others"] = "pairs", **opt
     * ``mode="pairs"`` (the default): the mean sentence BLEU of every candidate against every *other*
       candidate of its group, each pair scored with one reference (both orders of a pair count): the
       mean of :func:`pairwise_bleu` off the diagonal.
-    * ``mode="others"``: Texygen's and fast-bleu's self-BLEU: the mean over the candidates of each one's
+    * ``mode="others"``: Texygen's self-BLEU: the mean over the candidates of each one's
       sentence BLEU against *all* the others at once, as its references (n-grams clipped at the largest
       count among the others, the closest other length). With ``convention="nltk"``,
       ``smoothing="method1"`` and ``tokenize="none"`` it is Texygen's loop of nltk's ``sentence_bleu``

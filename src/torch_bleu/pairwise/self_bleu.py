@@ -1,5 +1,5 @@
-"""Self-BLEU as Texygen and fast-bleu compute it: each candidate's sentence BLEU against all the other
-candidates of its source at once, as its references.
+"""Self-BLEU as Texygen computes it: each candidate's sentence BLEU against all the other candidates of
+its source at once, as its references (fast-bleu's ``BLEU`` of each against the others gives it too).
 
 Against several references, a candidate's n-gram ``g`` is clipped at the largest count of ``g`` among
 them. Among "all the others" that is the largest count of ``g`` over the whole group, unless this

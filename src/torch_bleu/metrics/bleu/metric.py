@@ -31,10 +31,11 @@ class BLEUScore(ExactMetric):
     ``update`` counts clipped n-gram matches of a batch without any host-device synchronization;
     ``compute()`` scores the statistics of every update (of every rank) together.
 
-    ``update(preds, target, weight=None)`` takes ``preds`` ``(B, Lp)`` and ``target`` ``(B, Lt)`` or
+    ``update(preds, target, weight=None, indices=None)`` takes ``preds`` ``(B, Lp)`` and ``target`` ``(B, Lt)`` or
     ``(B, R, Lt)`` integer ids, or ragged lists of ids; with ``tokenize=``, strings (``target``: per
     hypothesis its reference or a list of its references); with ``detokenizer=``, subword ids (``target``:
-    ids, or the reference strings). ``weight`` says how many times each sentence counts
+    ids, or the reference strings). ``weight`` says how many times each sentence counts, ``indices`` where
+    each sentence is in the dataset (the order the sentences kept with ``keep_sentences=True`` follow)
     (:meth:`~torch_bleu.metrics.base.ExactMetric.update`).
 
     Args:

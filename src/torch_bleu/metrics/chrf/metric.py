@@ -26,9 +26,10 @@ class CHRFScoreOptions(CHRFOptions, ExactMetricArguments, total=False):
 class CHRFScore(ExactMetric):
     """Corpus chrF (chrF++ with ``word_order=2``) over ``update`` calls, as sacrebleu's ``CHRF`` computes it.
 
-    ``update(preds, target, weight=None)`` takes strings (``target``: per hypothesis its reference or a
+    ``update(preds, target, weight=None, indices=None)`` takes strings (``target``: per hypothesis its reference or a
     list of its references), or, with ``detokenizer``, subword ids (references as ids or strings),
-    decoded on their device; ``weight`` says how many times each sentence counts
+    decoded on their device. ``weight`` says how many times each sentence counts, ``indices`` where
+    each sentence is in the dataset (the order the sentences kept with ``keep_sentences=True`` follow)
     (:meth:`~torch_bleu.metrics.base.ExactMetric.update`). The state is one ``(orders, 3)`` int64
     tensor of hypothesis, reference and match counts, each sentence counted against its best
     reference; DDP sums it, and ``compute()`` scores it on the 0..1 scale.

@@ -25,10 +25,11 @@ class TERScoreOptions(TEROptions, ExactMetricArguments, total=False):
 class TERScore(ExactMetric):
     """Corpus TER over ``update`` calls, as sacrebleu's ``TER`` computes it (lower is better).
 
-    ``update(preds, target, weight=None)`` takes strings (``target``: per hypothesis its reference or a
+    ``update(preds, target, weight=None, indices=None)`` takes strings (``target``: per hypothesis its reference or a
     list of up to 16 references), or, with ``detokenizer``, subword ids (references as ids or
     strings), decoded on their device and read back as text: sacrebleu's shift search runs on the
-    host, vectorized over the batch. ``weight`` says how many times each sentence counts
+    host, vectorized over the batch. ``weight`` says how many times each sentence counts, ``indices`` where
+    each sentence is in the dataset (the order the sentences kept with ``keep_sentences=True`` follow)
     (:meth:`~torch_bleu.metrics.base.ExactMetric.update`). The states are int64: ``edits`` (each
     sentence's fewest edits over its references) and ``reference_length`` (the mean length of each
     sentence's references, in :data:`~torch_bleu.metrics.ter.statistics.LENGTH_UNIT` parts of a word,

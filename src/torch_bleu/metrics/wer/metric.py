@@ -25,11 +25,12 @@ class WERScoreOptions(WEROptions, ExactMetricArguments, total=False):
 class WERScore(ExactMetric):
     """Corpus WER over ``update`` calls, as ``jiwer.wer`` computes it (lower is better).
 
-    ``update(preds, target, weight=None)`` takes the hypotheses first, then one reference each: strings
+    ``update(preds, target, weight=None, indices=None)`` takes the hypotheses first, then one reference each: strings
     (read as jiwer's ``wer_default`` reads them), rows of token ids (each id a word; ``ignore_ids`` and
     ``eos_id`` as for every metric), or, with ``detokenizer``, subword ids whose decoded words count
     (references as ids or strings). Ids are counted on their device, without waiting for it.
-    ``weight`` says how many times each sentence counts
+    ``weight`` says how many times each sentence counts, ``indices`` where
+    each sentence is in the dataset (the order the sentences kept with ``keep_sentences=True`` follow)
     (:meth:`~torch_bleu.metrics.base.ExactMetric.update`). The states are int64 ``hits``,
     ``substitutions``, ``deletions`` and ``insertions``, counted as jiwer's ``process_words`` counts them;
     DDP sums them, ``compute()`` gives errors per reference word and :meth:`measures` jiwer's MER, WIL
