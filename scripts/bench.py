@@ -31,6 +31,10 @@ Workloads:
   ``TranslationEditRate`` (``benchmarks/ter.py``);
 * ``wer``: WER of 4 systems as word sequences, from text against ``jiwer.wer`` and from padded id
   batches against the usual loop (``tolist``, special ids dropped, ``jiwer``) (``benchmarks/wer.py``);
+* ``batches``: the cost of one ``update()`` at batch sizes 1, 8, 32, 128, 512 and a whole system, for
+  BLEU, chrF++, TER, WER and CER from text and BLEU and WER from padded ids (ROUGE once
+  ``torch_bleu.ROUGEScore`` exists), each against its peer's single call over the collected corpus
+  (``benchmarks/batches.py``); ``--tables REPORT`` prints its tables again from a saved ``--json`` report;
 * ``pairwise``: pairwise sentence chrF and BLEU (MBR matrices) of 1 x 256 x 256 and 60 x 16 x 16
   WMT17 lines, against fastchrf (when installed) and sacrebleu's ``sentence_score`` in a loop
   (``benchmarks/pairwise.py``);
@@ -67,11 +71,12 @@ profiler of the ``memory`` workload.
 
 The parts live in ``scripts/benchmarks/``: ``common.py`` (ids, sizes), ``contenders.py``,
 ``data.py`` (the inputs), ``timing.py``, ``workloads.py`` and one module per workload on text or
-subwords (``text.py``, ``subwords.py``, ``chrf.py``, ``ter.py``, ``pairwise.py``).
+subwords (``text.py``, ``subwords.py``, ``chrf.py``, ``ter.py``, ``wer.py``, ``batches.py``, ``pairwise.py``).
 
 Usage:
     python scripts/bench.py [--quick] [--json PATH] [--plot PATH] [--device cpu|cuda]
                             [--repeats N] [--threads N] [--data DIR] [--skip WORKLOAD ...]
+    python scripts/bench.py --tables REPORT.json   # the batches workload's tables from a saved report
 """
 
 from __future__ import annotations
@@ -98,6 +103,7 @@ sys.path.append(str(Path(__file__).resolve().parents[1] / "examples"))  # the ex
 from _device import usable_device
 from benchmarks import timing
 from benchmarks.ab import compare
+from benchmarks.batches import run_batches, tables
 from benchmarks.chrf import run_chrf
 from benchmarks.common import QUICK, cpu_name, workload_sizes
 from benchmarks.pairwise import run_pairwise
@@ -126,6 +132,7 @@ WORKLOADS = [
     "chrf",
     "ter",
     "wer",
+    "batches",
     "pairwise",
     "self_bleu",
     "significance",
@@ -173,6 +180,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="also compare the rl, update and grid rows with the torch_bleu of this git revision (fresh "
         "processes, alternating, one thread and default threads)",
     )
+    parser.add_argument(
+        "--tables",
+        type=Path,
+        metavar="REPORT",
+        help="print the batches workload's tables from a report saved with --json, and run nothing",
+    )
     parser.add_argument("--rounds", type=int, default=3, help="alternations of --against (default: %(default)s)")
     parser.add_argument(
         "--skip",
@@ -189,6 +202,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.tables:
+        for table in tables(json.loads(args.tables.read_text())["batches"]):
+            table.print()
+        return 0
     device = args.device
     timing.BUSY_PROCESSES = args.busy
     if args.threads:
@@ -213,6 +230,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "chrf": run_chrf,
         "ter": run_ter,
         "wer": run_wer,
+        "batches": run_batches,
         "pairwise": run_pairwise,
         "self_bleu": run_self_bleu,
         "significance": run_significance,

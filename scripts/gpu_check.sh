@@ -68,7 +68,7 @@ step tests "$python" -m pytest "${tests[@]}" --device "$device" -n auto -q -p no
     --junitxml="$out/tests.xml"
 step syncs "$python" scripts/gpu_check.py syncs --device "$device" --json "$out/syncs.json"
 step bench "$python" scripts/bench.py --device "$device" "${bench[@]}" --busy 0 \
-    --skip wmt17 subwords grid memory threads --json "$out/bench.json"
+    --skip wmt17 subwords batches grid memory threads --json "$out/bench.json"
 "$python" scripts/gpu_check.py report --out "$out/report.json" --device "$device" "${seconds[@]}" \
     --step tests="$out/tests.xml" --step syncs="$out/syncs.json" --step bench="$out/bench.json"
 echo "$out/report.json"

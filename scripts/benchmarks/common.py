@@ -31,6 +31,8 @@ class Sizes:
     update: tuple[int, int]  # B x L of the batch that ``update`` is timed on
     memory_batch: int  # B of the memory workload's batches
     memory_widths: tuple[int, ...]  # L of the memory workload's batches
+    batches_systems: int  # the first this many systems of the ``batches`` workload
+    batches_lines: int | None  # the first this many sentences of each (None: all)
 
 
 FULL = Sizes(
@@ -45,6 +47,8 @@ FULL = Sizes(
     update=(256, 1024),
     memory_batch=256,
     memory_widths=(64, 128, 256, 512, 1024, 2048, 4096),
+    batches_systems=4,
+    batches_lines=None,
 )
 # A smoke run: every workload and contender, on inputs so small that imports dominate. Two WMT17 batches
 # per system (128 and 64 sentences), so that the metric is updated more than once; the same for the text.
@@ -60,6 +64,8 @@ QUICK = Sizes(
     update=(32, 64),
     memory_batch=32,
     memory_widths=(32, 64),
+    batches_systems=2,
+    batches_lines=40,
 )
 
 
