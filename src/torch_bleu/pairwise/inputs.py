@@ -65,8 +65,8 @@ def grouped_ids(
     candidates: Tensor, references: Tensor | None, ignore_ids: Sequence[int], eos_ids: Sequence[int]
 ) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
     """``(S, N, L)`` candidates and ``(S, M, L')`` references as ``(rows, keep, candidates, references)``:
-    every source's candidates then its references, ``(S * (N + M), W)``, which of their ids count (not
-    in ``ignore_ids``, before the row's first id of ``eos_ids``), and the counts of each source
+    every source's candidates then its references, ``(S * (N + M), W)``, which of their ids count (neither
+    negative nor in ``ignore_ids``, before the row's first id of ``eos_ids``), and the counts of each source
     (:class:`Grouped`'s). ``references=None``: the candidates are the references too.
 
     Example:
@@ -84,7 +84,6 @@ def grouped_ids(
     for value in given:
         value = value.long()
         kept = kept_ids(value, ignore_ids, eos_ids)
-        kept = torch.ones_like(value, dtype=torch.bool) if kept is None else kept
         ids.append(torch.nn.functional.pad(value, (0, width - value.shape[2])))
         keep.append(torch.nn.functional.pad(kept, (0, width - value.shape[2])))
     sources = candidates.shape[0]
