@@ -22,9 +22,9 @@ from torch_bleu.metrics.bleu.score import bleu_parts
 from torch_bleu.metrics.bleu.statistics import pack_statistics
 from torch_bleu.significance import (
     bootstrap_indices,
-    paired_approximate_randomization,
-    paired_bootstrap,
     randomization_swaps,
+    statistics_bootstrap,
+    statistics_randomization,
 )
 
 sacrebleu = pytest.importorskip("sacrebleu")
@@ -63,7 +63,7 @@ def test_p_values_equal_sacrebleu(corpus, test_type, n):
     stats = our_statistics(metric, systems, references)
     with sacrebleu_seed("12345"):
         expected = sacrebleu_results(metric, systems, test_type, n)
-    test = paired_bootstrap if test_type == "bs" else paired_approximate_randomization
+    test = statistics_bootstrap if test_type == "bs" else statistics_randomization
     result = test(stats, bleu(smoothing=smoothing), n, seed=12345)
 
     assert result.scores.tolist() == pytest.approx([r.score for r in expected], abs=1e-9)
@@ -83,7 +83,7 @@ def test_single_system_bootstrap_is_sacrebleu_confidence_interval():
     metric = BLEU(tokenize="none")
     with sacrebleu_seed("12345"):
         expected = metric.corpus_score(hyps, refs, n_bootstrap=300)
-    result = paired_bootstrap(our_statistics(metric, [hyps], refs), bleu(smoothing="exp"), 300, seed=12345)
+    result = statistics_bootstrap(our_statistics(metric, [hyps], refs), bleu(smoothing="exp"), 300, seed=12345)
     assert result.scores.item() == pytest.approx(expected.score, abs=1e-9)
     assert result.means.item() == pytest.approx(expected._mean, abs=1e-4)
     assert result.cis.item() == pytest.approx(expected._ci, abs=1e-4)
@@ -140,10 +140,10 @@ def test_tensors_and_arrays_pack_alike():
 
 def test_nltk_convention_is_rejected():
     with pytest.raises(ValueError, match="sacrebleu's convention"):
-        paired_bootstrap(random_statistics(), bleu(convention="nltk"), 10)
+        statistics_bootstrap(random_statistics(), bleu(convention="nltk"), 10)
 
 
-@pytest.mark.parametrize("test", [paired_bootstrap, paired_approximate_randomization])
+@pytest.mark.parametrize("test", [statistics_bootstrap, statistics_randomization])
 def test_chunking_does_not_change_results(test):
     stats = random_statistics()
     score = bleu(smoothing="exp")
@@ -168,7 +168,7 @@ def test_random_draws_are_sacrebleu_draws_in_any_chunking():
 def test_identical_systems_follow_sacrebleus_tie_rule():
     # |a - b| is exactly the observed 0 in every trial; ties do not count, so p = 1 / (n + 1)
     stats = random_statistics(systems=1)
-    result = paired_approximate_randomization(np.concatenate([stats, stats]), bleu(smoothing="exp"), 99, seed=3)
+    result = statistics_randomization(np.concatenate([stats, stats]), bleu(smoothing="exp"), 99, seed=3)
     assert result.p_values[1] == pytest.approx(1 / 100)
     assert np.isnan(result.p_values[0])
 
@@ -177,7 +177,7 @@ def test_large_counts_fall_back_to_float64_and_stay_exact():
     stats = random_statistics(systems=2, sentences=64)
     scaled = stats * 2**20  # partial sums beyond 2**24
     score = bleu(smoothing="none")
-    small, large = (paired_approximate_randomization(s, score, 64, seed=1) for s in (stats, scaled))
+    small, large = (statistics_randomization(s, score, 64, seed=1) for s in (stats, scaled))
     # scaling every count by the same power of two leaves precisions, ratios and therefore p-values unchanged
     assert np.allclose(small.scores, large.scores, rtol=0, atol=1e-9)
     assert np.array_equal(small.p_values, large.p_values, equal_nan=True)
@@ -186,23 +186,23 @@ def test_large_counts_fall_back_to_float64_and_stay_exact():
 def test_bad_arguments_are_rejected():
     stats = random_statistics(systems=1)
     with pytest.raises(ValueError, match="at least 2 system"):
-        paired_approximate_randomization(stats, bleu(), 10)
+        statistics_randomization(stats, bleu(), 10)
     with pytest.raises(ValueError, match="positive integer"):
-        paired_bootstrap(stats, bleu(), 0)
+        statistics_bootstrap(stats, bleu(), 0)
 
 
 def test_both_tests_name_their_options_alike():
-    bootstrap = inspect.signature(paired_bootstrap).parameters
-    randomization = inspect.signature(paired_approximate_randomization).parameters
+    bootstrap = inspect.signature(statistics_bootstrap).parameters
+    randomization = inspect.signature(statistics_randomization).parameters
     assert list(bootstrap) == list(randomization)
     assert "n_samples" in bootstrap  # sacrebleu's name for the number of resamples or trials
     stats = random_statistics(systems=2)
-    keyword = paired_approximate_randomization(stats, bleu(), n_samples=20, seed=3)
-    positional = paired_approximate_randomization(stats, bleu(), 20, seed=3)
+    keyword = statistics_randomization(stats, bleu(), n_samples=20, seed=3)
+    positional = statistics_randomization(stats, bleu(), 20, seed=3)
     assert np.array_equal(keyword.p_values, positional.p_values, equal_nan=True)
 
 
-@pytest.mark.parametrize("test", [paired_bootstrap, paired_approximate_randomization])
+@pytest.mark.parametrize("test", [statistics_bootstrap, statistics_randomization])
 def test_any_statistics_to_score_function_gets_the_same_tests(test):
     stats = random_statistics(systems=3)
 

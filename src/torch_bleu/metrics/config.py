@@ -30,6 +30,10 @@ Config = TypeVar("Config", bound="MetricConfig")
 #: exactly wherever states are compared, float comparisons included.
 FINGERPRINT_WORDS = 8
 
+#: What each fingerprint made in this process stands for, the metric's name and its counting options as
+#: text, so that statistics refused for their fingerprint can be told apart by option.
+_COUNTED_AS: dict[tuple[int, ...], tuple[str, dict[str, str]]] = {}
+
 
 @dataclass(frozen=True, kw_only=True)
 class MetricConfig:
@@ -132,7 +136,37 @@ class MetricConfig:
         """
         text = ";".join([self.metric_name, *(f"{name}={_canonical(value)}" for name, value in self.counting().items())])
         digest = hashlib.blake2b(text.encode(), digest_size=2 * FINGERPRINT_WORDS).digest()
-        return tuple(int.from_bytes(digest[index : index + 2], "little") for index in range(0, len(digest), 2))
+        fingerprint = tuple(int.from_bytes(digest[index : index + 2], "little") for index in range(0, len(digest), 2))
+        _COUNTED_AS.setdefault(fingerprint, (self.metric_name, self._counting_text()))
+        return fingerprint
+
+    def _counting_text(self) -> dict[str, str]:
+        return {name: repr(value) for name, value in self.counting().items()}
+
+    def counted_otherwise(self, fingerprint: Sequence[int]) -> tuple[str, str] | None:
+        """The counting options in which statistics of ``fingerprint`` were counted otherwise than by this
+        config, as text: theirs, then this config's; ``None`` when no config of this process made it.
+
+        Example:
+            >>> from torch_bleu import BLEUConfig
+            >>> BLEUConfig().counted_otherwise(BLEUConfig(max_order=2, eos_id=3).fingerprint())
+            ('max_order=2, eos_id=(3,)', 'max_order=4, eos_id=()')
+            >>> BLEUConfig().counted_otherwise((1, 2, 3, 4, 5, 6, 7, 8)) is None
+            True
+        """
+        known = _COUNTED_AS.get(tuple(fingerprint))
+        if known is None:
+            return None
+        metric_name, theirs = known
+        if metric_name != self.metric_name:
+            return f"the options of {metric_name}", f"those of {self.metric_name}"
+        own = self._counting_text()
+        differing = [name for name, value in theirs.items() if own.get(name) != value]
+        return _options_text(theirs, differing), _options_text(own, differing)
+
+
+def _options_text(options: dict[str, str], names: Sequence[str]) -> str:
+    return ", ".join(f"{name}={options[name]}" for name in names)
 
 
 def _canonical(value: object) -> str:
