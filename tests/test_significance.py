@@ -7,6 +7,7 @@ so bootstrap means and intervals agree to float32 precision only.
 
 import functools
 import inspect
+import re
 
 import numpy as np
 import pytest
@@ -187,8 +188,59 @@ def test_bad_arguments_are_rejected():
     stats = random_statistics(systems=1)
     with pytest.raises(ValueError, match="at least 2 system"):
         statistics_randomization(stats, bleu(), 10)
-    with pytest.raises(ValueError, match="positive integer"):
+    with pytest.raises(ValueError, match=r"^n_samples must be a positive integer, got 0$"):
         statistics_bootstrap(stats, bleu(), 0)
+
+
+def accuracy(summed: np.ndarray) -> np.ndarray:
+    return 100 * summed[..., 0] / np.maximum(summed[..., 1], 1)
+
+
+@pytest.mark.parametrize("test", [statistics_bootstrap, statistics_randomization])
+@pytest.mark.parametrize(
+    ("packed", "error", "message"),
+    [
+        (np.full((2, 3, 2), 0.5), TypeError, r"^packed must hold integer statistics .* got float64$"),
+        (np.full((2, 3, 2), np.nan), TypeError, r"^packed must hold integer statistics .* got float64$"),
+        (
+            np.ones((2, 3), dtype=np.int64),
+            ValueError,
+            r"^packed must be 3-D, \(systems, sentences, .* got shape \(2, 3\)$",
+        ),
+        (np.ones((2, 3, 2), dtype=bool), TypeError, "got bool"),
+        (np.ones((2, 0, 2), dtype=np.int64), ValueError, "at least one sentence; packed has none"),
+        ([[["1", "2"]]] * 2, TypeError, "packed must hold integer statistics"),
+    ],
+    ids=["floats", "NaN", "2-D", "bools", "no sentences", "strings"],
+)
+def test_statistics_that_are_not_3_d_integers_are_refused(test, packed, error, message):
+    with pytest.raises(error, match=message):
+        test(packed, accuracy, 10)
+
+
+@pytest.mark.parametrize("test", [statistics_bootstrap, statistics_randomization])
+@pytest.mark.parametrize("seed", [-1, 1.5, "1", True])
+def test_a_bad_seed_is_refused_by_name(test, seed):
+    with pytest.raises(
+        ValueError, match=rf"^seed must be None or a non-negative integer .* got {re.escape(repr(seed))}$"
+    ):
+        test(np.ones((2, 3, 2), dtype=np.int64), accuracy, 10, seed=seed)
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    counts=st.lists(st.tuples(st.integers(0, 50), st.integers(0, 50)), min_size=1, max_size=8),
+    dtype=st.sampled_from([np.int8, np.uint8, np.int32, np.uint32, np.int64]),
+    seed=st.one_of(st.none(), st.integers(0, 2**32)),
+)
+def test_statistics_of_any_integer_dtype_give_the_int64_numbers(counts, dtype, seed):
+    packed = np.array([counts, counts[::-1]], dtype=np.int64)
+    for test in (statistics_bootstrap, statistics_randomization):
+        if seed is None:  # fresh entropy: only the scores are fixed
+            assert np.array_equal(test(packed.astype(dtype), accuracy, 8).scores, accuracy(packed.sum(axis=1)))
+            continue
+        ours, int64 = test(packed.astype(dtype), accuracy, 8, seed=seed), test(packed, accuracy, 8, seed=seed)
+        assert np.array_equal(ours.p_values, int64.p_values, equal_nan=True)
 
 
 def test_both_tests_name_their_options_alike():

@@ -192,7 +192,8 @@ class SubwordConfig(MetricConfig):
     """A metric's options for rows of token ids, shared by every metric and checked here.
 
     Args:
-        ignore_ids: token ids (PAD, BOS, ...) dropped wherever they occur in a row.
+        ignore_ids: token ids (PAD, BOS, ...) dropped wherever they occur in a row; negative ids (Hugging
+            Face's -100 labels) are never tokens and always dropped.
         eos_id: one id or several: every row is cut at its first EOS, which counts for nothing, and
             neither does any token after it (batched decoding goes on emitting tokens after a row's EOS).
         detokenizer: a :class:`~torch_bleu.Detokenizer` to score rows of subword ids as their decoded

@@ -103,6 +103,14 @@ def decoded_strings(rows: Tensor, keep: Tensor, detokenizer: Detokenizer) -> lis
     return strings_from_rows(decoded_chars(rows, keep, detokenizer))
 
 
+def _one_source_hint(value: Sequence[Any], name: str) -> str:
+    """For a flat list of strings, how to pass them as the ``name`` of one source (``self_bleu([generations])``)."""
+    if not all(isinstance(string, str) for string in value):
+        return ""
+    shown = ", ".join(map(repr, value[:3])) + (", ..." if len(value) > 3 else "")
+    return f"; if these are the {name} of one source, wrap them in a list: [[{shown}]]"
+
+
 def checked_ids(value: object, name: str) -> Tensor:
     """``value``, checked as the ``name`` ids (``"candidates"`` or ``"references"``) of :func:`grouped_ids`:
     a 3-D tensor of integers (bools are not ids). Anything else raises an
@@ -173,6 +181,7 @@ def _string_lists(value: Any, name: str) -> list[list[str]]:
         if isinstance(strings, str) or not isinstance(strings, Sequence):
             raise InputError(
                 f"{name} must be a list with a list of strings per source, got {kind_of(strings)} for source {source}"
+                + _one_source_hint(value, name)
             )
         for string in strings:
             if not isinstance(string, str):
