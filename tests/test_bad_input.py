@@ -16,6 +16,7 @@ from torch_bleu import (
     BLEUScore,
     CHRFConfig,
     CHRFScore,
+    Detokenizer,
     TERScore,
     WERScore,
     corpus_bleu,
@@ -344,3 +345,15 @@ def test_kept_sentences_with_negative_counts_are_refused(column):
     with pytest.raises(ValueError, match=message):
         metric.merge_state({**_states(incoming), "kept_sentences": [kept]})
     assert len(metric.metric_state["kept_sentences"]) == 1 and metric.kept_corpus().statistics.shape[0] == 2
+
+
+def test_detokenizers_that_print_alike_are_told_apart_by_their_fingerprints():
+    ours = CHRFScore(detokenizer=Detokenizer((b"", b"a"), "per_byte"))
+    theirs = CHRFScore(detokenizer=Detokenizer((b"", b"b"), "per_byte"))
+    shown = r"detokenizer=Detokenizer\(custom, 2 ids, clean_up=False\) \(fingerprint {}\)"
+    message = (
+        f"with {shown.format(theirs.config.detokenizer.fingerprint[:12])}; this CHRFScore counts with "
+        + shown.format(ours.config.detokenizer.fingerprint[:12])
+    )
+    with pytest.raises(ValueError, match=message):
+        ours.merge_state(theirs)

@@ -141,7 +141,7 @@ class MetricConfig:
         return fingerprint
 
     def _counting_text(self) -> dict[str, str]:
-        return {name: repr(value) for name, value in self.counting().items()}
+        return {name: _shown(value) for name, value in self.counting().items()}
 
     def counted_otherwise(self, fingerprint: Sequence[int]) -> tuple[str, str] | None:
         """The counting options in which statistics of ``fingerprint`` were counted otherwise than by this
@@ -163,6 +163,13 @@ class MetricConfig:
         own = self._counting_text()
         differing = [name for name, value in theirs.items() if own.get(name) != value]
         return _options_text(theirs, differing), _options_text(own, differing)
+
+
+def _shown(value: object) -> str:
+    """``value`` as messages show it: its ``repr``, and the start of its own fingerprint where it has one (a
+    :class:`~torch_bleu.Detokenizer`, whose ``repr`` does not tell two vocabularies of one size apart)."""
+    own = getattr(value, "fingerprint", None)
+    return f"{value!r} (fingerprint {own[:12]})" if isinstance(own, str) else repr(value)
 
 
 def _options_text(options: dict[str, str], names: Sequence[str]) -> str:

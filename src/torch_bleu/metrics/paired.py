@@ -158,9 +158,9 @@ def _paired(baseline: ExactMetric, metrics: Sequence[ExactMetric]) -> tuple[list
 def _check_comparable(baseline: ExactMetric, metric: ExactMetric) -> None:
     if type(metric) is not type(baseline):
         raise TypeError(f"cannot compare a {type(metric).__name__} with a {type(baseline).__name__} baseline")
-    differing = baseline.config.counted_otherwise(metric.config.fingerprint())
-    if differing is not None and differing[0]:
-        raise ValueError(f"the metrics count otherwise: {differing[0]} against the baseline's {differing[1]}")
+    counted = baseline.config.counted_otherwise(metric.config.fingerprint())
+    if counted is not None and counted[0]:
+        raise ValueError(f"the metrics count otherwise: {counted[0]} against the baseline's {counted[1]}")
     counting = baseline.config.counting()
     differing = [
         name
