@@ -42,21 +42,23 @@ rows_of_ids = st.lists(st.lists(st.integers(1, 11), min_size=0, max_size=9), min
 negatives = st.sampled_from([-100, -1, -(2**63)])
 
 
-def _padded(rows: list[list[int]], fill: int) -> torch.Tensor:
-    width = max(map(len, rows), default=0) + 2
+def _padded(rows: list[list[int]], fill: int, width: int | None = None) -> torch.Tensor:
+    width = max(map(len, rows), default=0) + 2 if width is None else width
     padded = [row + [fill] * (width - len(row)) for row in rows]
     return torch.tensor(padded, dtype=torch.int64).reshape(len(rows), width)
 
 
-def _with_negatives(rows: list[list[int]], negative: int, data: st.DataObject) -> torch.Tensor:
-    """``rows`` padded with ``negative``, with more negative ids inserted in them."""
+def _with_negatives(
+    rows: list[list[int]], negative: int, data: st.DataObject, width: int | None = None
+) -> torch.Tensor:
+    """``rows`` padded with ``negative`` (to ``width``), with up to 2 more negative ids inserted in each."""
     spiked = []
     for row in rows:
         row = list(row)
         for _ in range(data.draw(st.integers(0, 2))):
             row.insert(data.draw(st.integers(0, len(row))), negative)
         spiked.append(row)
-    return _padded(spiked, negative)
+    return _padded(spiked, negative, width)
 
 
 def _pairs(data: st.DataObject) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -124,8 +126,9 @@ def test_hugging_face_labels_padded_with_minus_100_score_a_perfect_prediction_1(
 def test_pairwise_functions_and_self_bleu_drop_negative_ids(data):
     candidates = data.draw(st.lists(rows_of_ids, min_size=1, max_size=3))
     negative = data.draw(negatives)
-    spiked = torch.stack([_with_negatives(rows, negative, data)[:, :12] for rows in _same_width(candidates, 12)])
-    stripped = torch.stack([_padded(rows, PAD)[:, :12] for rows in _same_width(candidates, 12)])
+    sources = _as_many_each(candidates)
+    spiked = torch.stack([_with_negatives(rows, negative, data, width=12) for rows in sources])
+    stripped = torch.stack([_padded(rows, PAD, width=12) for rows in sources])
     _same(pairwise_bleu(spiked, max_order=2), pairwise_bleu(stripped, max_order=2, ignore_ids=[PAD]))
     _same(pairwise_chrf(spiked, detokenizer=WORDS), pairwise_chrf(stripped, detokenizer=WORDS, ignore_ids=[PAD]))
     _same(aggregate_bleu(spiked), aggregate_bleu(stripped, ignore_ids=[PAD]))
@@ -137,10 +140,10 @@ def _same(ours: torch.Tensor, stripped: torch.Tensor) -> None:
     torch.testing.assert_close(ours, stripped, rtol=0, atol=0, equal_nan=True)
 
 
-def _same_width(sources: list[list[list[int]]], width: int) -> list[list[list[int]]]:
-    """Each source's candidates, as many for every source (the first ones repeated), cut to fit ``width``."""
+def _as_many_each(sources: list[list[list[int]]]) -> list[list[list[int]]]:
+    """Each source's candidates, as many for every source (the first ones repeated)."""
     count = max(map(len, sources))
-    return [[row[: width - 5] for row in (rows * count)[:count]] for rows in sources]
+    return [(rows * count)[:count] for rows in sources]
 
 
 def test_rewards_from_ids_drop_negative_ids():

@@ -132,7 +132,8 @@ class MetricConfig:
         """:data:`FINGERPRINT_WORDS` numbers below ``2**16``, equal for configs that count alike and (but
         for a 128-bit digest's collisions) different otherwise: a digest of the metric's name and its
         counting options. A value that is an object with a ``fingerprint`` of its own (a
-        :class:`~torch_bleu.Detokenizer`) enters by it.
+        :class:`~torch_bleu.Detokenizer`) enters by it. What a fingerprint stands for is remembered, so that
+        statistics refused for theirs can be told apart by option (:meth:`counted_otherwise`).
         """
         text = ";".join([self.metric_name, *(f"{name}={_canonical(value)}" for name, value in self.counting().items())])
         digest = hashlib.blake2b(text.encode(), digest_size=2 * FINGERPRINT_WORDS).digest()
