@@ -121,7 +121,7 @@ def test_hugging_face_labels_padded_with_minus_100_score_a_perfect_prediction_1(
     assert corpus_bleu(preds.tolist(), [[labels[0].tolist()]], ignore_ids=[0]).item() == 1.0  # ragged lists too
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(data=st.data())
 def test_pairwise_functions_and_self_bleu_drop_negative_ids(data):
     candidates = data.draw(st.lists(rows_of_ids, min_size=1, max_size=3))
