@@ -3,7 +3,8 @@
 With ``predict_with_generate=True`` the trainer hands ``compute_metrics`` an ``EvalPrediction`` of NumPy
 arrays: the generated ids and the labels. Both are padded to a common width, the labels with -100
 (the id the loss ignores), the generations with the tokenizer's pad id and, across batches, -100 as
-well. ``ignore_ids`` drops all of these wherever they occur, so nothing needs decoding or stripping.
+well. Negative ids are never tokens, so -100 is dropped wherever it occurs, and ``ignore_ids`` drops
+the special ids: nothing needs decoding or stripping.
 
     special_ids = [tokenizer.pad_token_id, tokenizer.eos_token_id, model.config.decoder_start_token_id]
     trainer = Seq2SeqTrainer(model, args, ..., compute_metrics=make_compute_metrics(special_ids))
@@ -35,7 +36,7 @@ def make_compute_metrics(special_ids: Sequence[int | None]) -> Callable[[Any], d
     ``[tokenizer.pad_token_id, tokenizer.eos_token_id, model.config.decoder_start_token_id]``; ``None``
     entries (an id the model does not set) are skipped.
     """
-    ignore_ids = sorted({LABEL_PAD, *(token for token in special_ids if token is not None)})
+    ignore_ids = sorted({token for token in special_ids if token is not None})  # -100 is dropped as negative
 
     def compute_metrics(eval_pred: Any) -> dict[str, float]:
         predictions, labels = eval_pred  # an EvalPrediction unpacks to (predictions, label_ids)

@@ -34,7 +34,7 @@ PAD, VOCABULARY = 0, 500
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--epochs", type=int, default=6)
     parser.add_argument("--sentences", type=int, default=1000, help="validation sentences")
     parser.add_argument("--batch-size", type=int, default=64)

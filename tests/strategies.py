@@ -6,6 +6,8 @@ import torch
 from hypothesis import strategies as st
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+#: The largest and smallest token ids: negative ids are never tokens (they are dropped as ignored ids are).
+TOKEN_MIN, TOKEN_MAX = 0, INT64_MAX
 
 #: The special ids of the padded corpora.
 PAD, BOS, EOS = 0, 1, 2
@@ -15,10 +17,10 @@ WORDS = ["a", "b", "c", "d", "e"]
 
 
 def id_vocabularies(small: tuple[int, int] = (1, 6), max_size: int = 4) -> st.SearchStrategy[list[int]]:
-    """A few distinct ids: small ones (n-grams repeat), or any int64 (exactness at the extremes)."""
+    """A few distinct ids: small ones (n-grams repeat), or any token id (exactness at the extremes)."""
     return st.one_of(
         st.lists(st.integers(*small), min_size=1, max_size=max_size, unique=True),
-        st.lists(st.integers(INT64_MIN, INT64_MAX), min_size=1, max_size=max_size, unique=True),
+        st.lists(st.integers(TOKEN_MIN, TOKEN_MAX), min_size=1, max_size=max_size, unique=True),
     )
 
 
@@ -63,7 +65,7 @@ def padded_corpora(draw, max_batch=6, max_refs=3, max_len=14):
     vocab = draw(
         st.one_of(
             st.lists(st.integers(3, 8), min_size=1, max_size=4, unique=True),
-            st.lists(st.integers(INT64_MIN, INT64_MAX), min_size=1, max_size=6, unique=True),
+            st.lists(st.integers(TOKEN_MIN, TOKEN_MAX), min_size=1, max_size=6, unique=True),
         )
     )
     token = st.sampled_from([*vocab, PAD, BOS, EOS]) if draw(st.booleans()) else st.sampled_from(vocab)

@@ -8,8 +8,22 @@ import inspect
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from torch_bleu import BLEUConfig, BLEUScore, CHRFConfig, CHRFScore, corpus_bleu, sentence_bleu, sentence_statistics
+from torch_bleu import (
+    BLEUConfig,
+    BLEUScore,
+    CHRFConfig,
+    CHRFScore,
+    Detokenizer,
+    TERScore,
+    WERScore,
+    corpus_bleu,
+    sentence_bleu,
+    sentence_statistics,
+)
+from torch_bleu.metrics.base import ExactMetric
 
 GOOD_PREDS = torch.tensor([[4, 5, 6, 7]])
 GOOD_TARGET = torch.tensor([[4, 5, 6, 8]])
@@ -258,3 +272,88 @@ def test_a_metric_shows_its_configs_options_in_its_signature(metric, config):
     assert [name for name in parameters if name in config.option_names()] == list(config.option_names())
     assert all(parameters[field.name].default == field.default for field in dataclasses.fields(config))
     assert list(parameters)[-1] == "metric_kwargs"
+
+
+# ---------------------------------------------------------------- merged and loaded statistics
+
+STATE_METRICS = {
+    "bleu": lambda **kw: BLEUScore(tokenize="13a", **kw),
+    "chrf": lambda **kw: CHRFScore(**kw),
+    "ter": lambda **kw: TERScore(**kw),
+    "wer": lambda **kw: WERScore(**kw),
+}
+
+
+def _counted(name: str, **options: object) -> ExactMetric:
+    metric = STATE_METRICS[name](**options)
+    metric.update(["the cat sat on the mat", "a dog"], ["the cat sat on a mat", "a dog barked"])
+    return metric
+
+
+def _states(metric: ExactMetric) -> dict[str, torch.Tensor]:
+    return {name: value.clone() for name, value in metric.metric_state.items() if isinstance(value, torch.Tensor)}
+
+
+def test_statistics_counted_otherwise_are_refused_naming_the_options_that_differ_with_both_values():
+    ours, theirs = BLEUScore(), BLEUScore(max_order=2, eos_id=3)
+    theirs.update(torch.tensor([[4, 5, 6]]), torch.tensor([[4, 5, 7]]))
+    message = (
+        r"^the incoming statistics were counted otherwise, with max_order=2, eos_id=\(3,\); "
+        r"this BLEUScore counts with max_order=4, eos_id=\(\)$"
+    )
+    for incoming in (theirs, dict(theirs.metric_state)):
+        with pytest.raises(ValueError, match=message):
+            ours.merge_state(incoming)
+    theirs.persistent(True)
+    ours.persistent(True)
+    with pytest.raises(ValueError, match=message):
+        ours.load_state_dict(theirs.state_dict())
+    with pytest.raises(
+        ValueError, match=r"counted otherwise, with the options of chrF; this BLEUScore counts with those"
+    ):
+        ours.merge_state({**_states(theirs), "counted_with": CHRFScore().counted_with})
+    unknown = {**_states(theirs), "counted_with": torch.arange(8)}  # as from a checkpoint of another process
+    with pytest.raises(ValueError, match=r"than this BLEUScore's \(max_order=4, .*\): their fingerprint \[0, 1, 2, 3"):
+        ours.merge_state(unknown)
+    assert ours.numerator.sum().item() == 0
+
+
+@pytest.mark.parametrize("name", list(STATE_METRICS))
+@settings(max_examples=8, deadline=None)
+@given(data=st.data())
+def test_negative_statistics_are_refused_by_merges_and_loads_and_the_states_kept(name, data):
+    metric = _counted(name)
+    before = _states(metric)
+    incoming = _states(_counted(name))
+    state = data.draw(st.sampled_from([key for key in incoming if key != "counted_with"]))
+    flat = incoming[state].view(-1)
+    flat[data.draw(st.integers(0, flat.numel() - 1))] = data.draw(st.integers(-(2**63), -1))
+    with pytest.raises(ValueError, match=rf"^state {state!r} must not be negative, as it counts; got -\d+$"):
+        metric.merge_state(incoming)
+    metric.persistent(True)
+    with pytest.raises(ValueError, match=rf"^state {state!r} must not be negative"):
+        metric.load_state_dict(incoming)
+    assert all(torch.equal(value, before[key]) for key, value in _states(metric).items())
+
+
+@pytest.mark.parametrize("column", [0, -2, -1], ids=["statistic", "weight", "dataset index"])
+def test_kept_sentences_with_negative_counts_are_refused(column):
+    metric, incoming = _counted("chrf", keep_sentences=True), _counted("chrf", keep_sentences=True)
+    kept = torch.cat(incoming.metric_state["kept_sentences"]).clone()
+    kept[0, column] = -2
+    message = "dataset index -2" if column == -1 else "must not hold negative statistics or weights, as they count"
+    with pytest.raises(ValueError, match=message):
+        metric.merge_state({**_states(incoming), "kept_sentences": [kept]})
+    assert len(metric.metric_state["kept_sentences"]) == 1 and metric.kept_corpus().statistics.shape[0] == 2
+
+
+def test_detokenizers_that_print_alike_are_told_apart_by_their_fingerprints():
+    ours = CHRFScore(detokenizer=Detokenizer((b"", b"a"), "per_byte"))
+    theirs = CHRFScore(detokenizer=Detokenizer((b"", b"b"), "per_byte"))
+    shown = r"detokenizer=Detokenizer\(custom, 2 ids, clean_up=False\) \(fingerprint {}\)"
+    message = (
+        f"with {shown.format(theirs.config.detokenizer.fingerprint[:12])}; this CHRFScore counts with "
+        + shown.format(ours.config.detokenizer.fingerprint[:12])
+    )
+    with pytest.raises(ValueError, match=message):
+        ours.merge_state(theirs)

@@ -35,7 +35,7 @@ pytestmark = [
 PAD, BOS, EOS = 0, 1, 2
 IGNORE_IDS = (PAD, BOS, EOS)
 CORPUS_SIZE = 55  # not a multiple of 2 or 3, so DistributedSampler pads on both world sizes
-VOCABULARY = [*range(3, 12), -7, 2**62 + 5]  # small, so n-grams repeat; plus extreme int64 ids
+VOCABULARY = [*range(3, 12), 2**62 + 5, 2**63 - 1]  # small, so n-grams repeat; plus extreme int64 ids
 STATE_NAMES = ("numerator", "denominator", "preds_len", "target_len")
 
 # Per world size: (sentences per rank, batch size per rank). Every scenario covers the whole corpus.

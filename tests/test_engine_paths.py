@@ -22,7 +22,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU
-from strategies import INT64_MAX, INT64_MIN
+from strategies import TOKEN_MAX
 from test_flat_streams import expected_matches
 
 from torch_bleu import BLEUScore, arrays, engine, sentence_statistics
@@ -79,9 +79,9 @@ def assert_matches_sacrebleu(preds, target, ignore_ids=(), max_order=4, algorith
 
 @st.composite
 def padded_batches(draw, max_width: int = 12, max_refs: int = 3):
-    """``(preds (B, Lp), target (B, R, Lt), ignore_ids)`` over a small palette of int64 ids, so n-grams repeat."""
-    special = st.sampled_from([0, 1, 2, 7, INT64_MIN, INT64_MAX])
-    palette = draw(st.lists(st.one_of(special, st.integers(INT64_MIN, INT64_MAX)), min_size=1, max_size=5, unique=True))
+    """``(preds (B, Lp), target (B, R, Lt), ignore_ids)`` over a small palette of token ids, so n-grams repeat."""
+    special = st.sampled_from([0, 1, 2, 7, TOKEN_MAX - 1, TOKEN_MAX])
+    palette = draw(st.lists(st.one_of(special, st.integers(0, TOKEN_MAX)), min_size=1, max_size=5, unique=True))
     batch, refs = draw(st.integers(1, 4)), draw(st.integers(1, max_refs))
     hyp_width, ref_width = draw(st.integers(0, max_width)), draw(st.integers(0, max_width))
 

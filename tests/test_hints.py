@@ -118,9 +118,27 @@ SWAPPED_SENTENCE = (
 )
 
 
+#: One row as preds, a flat target: more likely an unwrapped reference than nltk's order with one reference.
+UNWRAPPED = (
+    r"^target is a flat list of ints; if it is the one reference of the one hypothesis, wrap it: "
+    r"\[\[\[{ids}\]\]\] \(per hypothesis, the list of its references\); if the arguments follow nltk's "
+    r"sentence_bleu\(references, hypothesis\), torch_bleu takes the hypotheses first, as a batch: "
+    r"sentence_bleu\(\[hypothesis\], \[references\]\)$"
+)
+
+
 def test_nltk_sentence_bleu_order_of_one_sentence_is_called_swapped():
     with pytest.raises(TypeError, match=SWAPPED_SENTENCE):
-        sentence_bleu([[1, 2, 3, 4]], [1, 2, 3, 4])
+        sentence_bleu([[1, 2, 3, 4], [1, 2, 3]], [1, 2, 3, 4])
+
+
+@pytest.mark.parametrize("score", [corpus_bleu, sentence_bleu, BLEUScore().update], ids=["corpus", "sentence", "up"])
+def test_an_unwrapped_reference_is_told_to_wrap_it(score):
+    with pytest.raises(TypeError, match=UNWRAPPED.format(ids="1, 2, 3")):
+        score([[1, 2, 3]], [1, 2, 3])
+    with pytest.raises(TypeError, match=UNWRAPPED.format(ids="1, 2, 3, 4, 5, 6, 7, 8, ...")):
+        score([[1, 2, 3]], list(range(1, 12)))
+    assert corpus_bleu([[1, 2, 3]], [[[1, 2, 3]]], max_order=3).item() == 1.0  # the advice works
 
 
 @settings(max_examples=60, deadline=None)
@@ -135,7 +153,7 @@ def test_nltk_sentence_bleu_order_is_called_swapped_and_the_advice_works(referen
     if as_tuples:
         references, hypothesis = tuple(map(tuple, references)), tuple(hypothesis)
     score = {"sentence_bleu": sentence_bleu, "corpus_bleu": corpus_bleu, "update": BLEUScore().update}[call]
-    with pytest.raises(TypeError, match=SWAPPED_SENTENCE):
+    with pytest.raises(TypeError, match=SWAPPED_SENTENCE if len(references) > 1 else "wrap it.*nltk's sentence_bleu"):
         score(references, hypothesis)
 
     smoothing = nltk_bleu.SmoothingFunction().method1

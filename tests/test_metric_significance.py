@@ -301,7 +301,9 @@ def test_errors_name_what_is_wrong():
     chrf = kept("chrf", HYPS, REFS)
     with pytest.raises(TypeError, match="cannot compare a TERScore with a CHRFScore baseline"):
         paired_bootstrap(chrf, kept("ter", HYPS, REFS))
-    with pytest.raises(ValueError, match="count otherwise"):
+    with pytest.raises(
+        ValueError, match=r"^the metrics count otherwise: lowercase=True against the baseline's lowercase=False$"
+    ):
         paired_bootstrap(chrf, kept("chrf", HYPS, REFS, lowercase=True))
     bleu = kept("bleu", HYPS, REFS)
     with pytest.raises(ValueError, match="score otherwise than the baseline: smoothing='floor' against 'exp'"):
@@ -318,8 +320,55 @@ def test_errors_name_what_is_wrong():
     other.update(HYPS, REFS, indices=torch.arange(6))
     with pytest.raises(ValueError, match="dataset indices differ"):
         paired_bootstrap(other, indexed)
-    with pytest.raises(ValueError, match="positive integer"):
+    with pytest.raises(ValueError, match=r"^resamples must be a positive integer, got 0$"):
         chrf.confidence_interval(resamples=0)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda metric: metric.confidence_interval(seed=-1), "^seed must be None or a non-negative integer"),
+        (lambda metric: metric.confidence_interval(resamples=1.5), "^resamples must be a positive integer, got 1.5$"),
+        (lambda metric: paired_bootstrap(metric, metric, seed=-1), "^seed must be None or a non-negative integer"),
+        (lambda metric: paired_bootstrap(metric, metric, resamples=True), "^resamples must be a positive integer"),
+        (lambda metric: paired_randomization(metric, metric, trials=0), "^trials must be a positive integer, got 0$"),
+        (lambda metric: paired_randomization(metric, metric, seed="1"), "^seed must be None or a non-negative"),
+    ],
+    ids=[
+        "interval seed",
+        "interval resamples",
+        "bootstrap seed",
+        "bootstrap resamples",
+        "trials",
+        "randomization seed",
+    ],
+)
+def test_the_numbers_of_draws_and_the_seed_are_named(call, message):
+    with pytest.raises(ValueError, match=message):
+        call(kept("chrf", HYPS, REFS))
+
+
+def test_a_weighted_corpus_too_large_to_resample_is_refused_with_its_size():
+    metric = CHRFScore(keep_sentences=True)
+    metric.update(HYPS[:2], REFS[:2], weight=torch.tensor([10**12, 1]))
+    assert metric.compute().item() > 0  # the sums are fine
+    message = (
+        r"^the kept sentences weigh 1000000000001 in all: .* a sentence of weight k is k sentences, .* at most 16777216"
+    )
+    with pytest.raises(ValueError, match=message):
+        metric.confidence_interval()
+    with pytest.raises(ValueError, match=message):
+        paired_bootstrap(metric, metric.clone())
+
+
+@pytest.mark.parametrize("name", list(METRICS))
+def test_clone_is_of_the_metrics_own_class_and_compares_with_it(name):
+    metric = kept(name, HYPS, REFS)
+    best = metric.clone()
+    assert type(best) is type(metric) and best is not metric
+    assert best.compute() == metric.compute()
+    [result] = paired_bootstrap(best, metric, resamples=20)
+    assert result.score == metric.compute().item()
 
 
 # ---------------------------------------------------------------------------- DDP

@@ -38,7 +38,7 @@ def corpora(draw, max_batch: int = 5, max_len: int = 10):
     vocabulary = draw(
         st.one_of(
             st.lists(st.integers(1, 6), min_size=1, max_size=4, unique=True),
-            st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=4, unique=True),
+            st.lists(st.integers(0, 2**63 - 1), min_size=1, max_size=4, unique=True),
         )
     )
     sentence = st.lists(st.sampled_from(vocabulary), max_size=max_len)

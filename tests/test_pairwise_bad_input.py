@@ -267,8 +267,16 @@ def test_entries_that_are_not_strings_are_named():
         "token ids go in an (S, M, L) integer tensor (sources, references, length), padded"
     ):
         pairwise_bleu([["a"], ["b"]], [["a"], ["b", [4, 5]]])
-    with _raises("candidates must be a list with a list of strings per source, got a str ('a') for source 0"):
+    with _raises(
+        "candidates must be a list with a list of strings per source, got a str ('a') for source 0; "
+        "if these are the candidates of one source, wrap them in a list: [['a', 'b']]"
+    ):
         pairwise_chrf(["a", "b"])
+    with _raises(
+        "candidates must be a list with a list of strings per source, got a str ('a b c') for source 0; "
+        "if these are the candidates of one source, wrap them in a list: [['a b c', 'a b d', 'a', ...]]"
+    ):
+        self_bleu(["a b c", "a b d", "a", "b"])
     with _raises(
         "references must be a list with a list of strings per source, got a torch.int64 tensor of shape (2, 2, 3); "
         "candidates and references must both be strings or both be id tensors"

@@ -13,14 +13,14 @@ from hypothesis import strategies as st
 from nltk.translate.bleu_score import closest_ref_length
 from sacrebleu.metrics import BLEU
 from shared_data import WMT17
-from strategies import INT64_MAX, INT64_MIN, id_vocabularies, ragged_corpora
+from strategies import INT64_MIN, TOKEN_MAX, id_vocabularies, ragged_corpora
 
 from torch_bleu import BLEUConfig, BLEUScore, corpus_bleu, sentence_bleu
 from torch_bleu.inputs.ids import token_batch
 from torch_bleu.metrics.bleu.counting import batch_statistics
 
-#: Ragged corpora whose ids may also be the int64 extremes and 0 together.
-corpora = ragged_corpora(max_batch=6, vocabularies=st.one_of(id_vocabularies(), st.just([INT64_MIN, INT64_MAX, 0])))
+#: Ragged corpora whose ids may also be the largest token ids and 0 together.
+corpora = ragged_corpora(max_batch=6, vocabularies=st.one_of(id_vocabularies(), st.just([TOKEN_MAX - 1, TOKEN_MAX, 0])))
 
 
 def sacrebleu_score(hyps: list[list[int]], refs: list[list[list[int]]], **options):
@@ -152,10 +152,11 @@ def test_shortest_rule_on_a_tie_and_on_padded_input():
 # --- ids and padding -----------------------------------------------------------------------------
 
 
-def test_every_int64_id_is_a_token_even_without_ignore_ids():
-    """Ragged rows carry their lengths, so every id is a token, the padding value (0) and the smallest int64 too."""
-    hyps = [[INT64_MIN, 0, INT64_MAX], [INT64_MIN]]
-    refs = [[[INT64_MIN, 0, INT64_MAX, 5]], [[INT64_MIN, INT64_MIN], [0]]]
+def test_every_non_negative_id_is_a_token_even_without_ignore_ids():
+    """Ragged rows carry their lengths, so every id is a token, the padding value (0) and the largest int64 too;
+    a negative id never is."""
+    hyps = [[TOKEN_MAX - 1, 0, TOKEN_MAX], [TOKEN_MAX - 1]]
+    refs = [[[TOKEN_MAX - 1, 0, TOKEN_MAX, 5]], [[TOKEN_MAX - 1, TOKEN_MAX - 1], [0]]]
     batch = token_batch(hyps, refs)
     assert batch.row_lengths.tolist() == [[3, 4, 0], [1, 2, 1]]
     stats = batch_statistics(hyps, refs, BLEUConfig())
@@ -163,6 +164,8 @@ def test_every_int64_id_is_a_token_even_without_ignore_ids():
     assert stats.preds_len.tolist() == [3, 1] and stats.target_len.tolist() == [4, 1]
     stats = batch_statistics([[0, 0]], [[[0]]], BLEUConfig(max_order=2))
     assert stats.matches.tolist() == [[1, 0]] and stats.target_len.tolist() == [1]
+    stats = batch_statistics([[INT64_MIN, 0, -1]], [[[0, -100]]], BLEUConfig(max_order=2))
+    assert stats.matches.tolist() == [[1, 0]] and stats.preds_len.tolist() == [1]
 
 
 def test_any_integer_dtype_in_ragged_tensors():

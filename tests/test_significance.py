@@ -7,6 +7,7 @@ so bootstrap means and intervals agree to float32 precision only.
 
 import functools
 import inspect
+import re
 
 import numpy as np
 import pytest
@@ -22,9 +23,9 @@ from torch_bleu.metrics.bleu.score import bleu_parts
 from torch_bleu.metrics.bleu.statistics import pack_statistics
 from torch_bleu.significance import (
     bootstrap_indices,
-    paired_approximate_randomization,
-    paired_bootstrap,
     randomization_swaps,
+    statistics_bootstrap,
+    statistics_randomization,
 )
 
 sacrebleu = pytest.importorskip("sacrebleu")
@@ -63,7 +64,7 @@ def test_p_values_equal_sacrebleu(corpus, test_type, n):
     stats = our_statistics(metric, systems, references)
     with sacrebleu_seed("12345"):
         expected = sacrebleu_results(metric, systems, test_type, n)
-    test = paired_bootstrap if test_type == "bs" else paired_approximate_randomization
+    test = statistics_bootstrap if test_type == "bs" else statistics_randomization
     result = test(stats, bleu(smoothing=smoothing), n, seed=12345)
 
     assert result.scores.tolist() == pytest.approx([r.score for r in expected], abs=1e-9)
@@ -83,7 +84,7 @@ def test_single_system_bootstrap_is_sacrebleu_confidence_interval():
     metric = BLEU(tokenize="none")
     with sacrebleu_seed("12345"):
         expected = metric.corpus_score(hyps, refs, n_bootstrap=300)
-    result = paired_bootstrap(our_statistics(metric, [hyps], refs), bleu(smoothing="exp"), 300, seed=12345)
+    result = statistics_bootstrap(our_statistics(metric, [hyps], refs), bleu(smoothing="exp"), 300, seed=12345)
     assert result.scores.item() == pytest.approx(expected.score, abs=1e-9)
     assert result.means.item() == pytest.approx(expected._mean, abs=1e-4)
     assert result.cis.item() == pytest.approx(expected._ci, abs=1e-4)
@@ -140,10 +141,10 @@ def test_tensors_and_arrays_pack_alike():
 
 def test_nltk_convention_is_rejected():
     with pytest.raises(ValueError, match="sacrebleu's convention"):
-        paired_bootstrap(random_statistics(), bleu(convention="nltk"), 10)
+        statistics_bootstrap(random_statistics(), bleu(convention="nltk"), 10)
 
 
-@pytest.mark.parametrize("test", [paired_bootstrap, paired_approximate_randomization])
+@pytest.mark.parametrize("test", [statistics_bootstrap, statistics_randomization])
 def test_chunking_does_not_change_results(test):
     stats = random_statistics()
     score = bleu(smoothing="exp")
@@ -168,7 +169,7 @@ def test_random_draws_are_sacrebleu_draws_in_any_chunking():
 def test_identical_systems_follow_sacrebleus_tie_rule():
     # |a - b| is exactly the observed 0 in every trial; ties do not count, so p = 1 / (n + 1)
     stats = random_statistics(systems=1)
-    result = paired_approximate_randomization(np.concatenate([stats, stats]), bleu(smoothing="exp"), 99, seed=3)
+    result = statistics_randomization(np.concatenate([stats, stats]), bleu(smoothing="exp"), 99, seed=3)
     assert result.p_values[1] == pytest.approx(1 / 100)
     assert np.isnan(result.p_values[0])
 
@@ -177,7 +178,7 @@ def test_large_counts_fall_back_to_float64_and_stay_exact():
     stats = random_statistics(systems=2, sentences=64)
     scaled = stats * 2**20  # partial sums beyond 2**24
     score = bleu(smoothing="none")
-    small, large = (paired_approximate_randomization(s, score, 64, seed=1) for s in (stats, scaled))
+    small, large = (statistics_randomization(s, score, 64, seed=1) for s in (stats, scaled))
     # scaling every count by the same power of two leaves precisions, ratios and therefore p-values unchanged
     assert np.allclose(small.scores, large.scores, rtol=0, atol=1e-9)
     assert np.array_equal(small.p_values, large.p_values, equal_nan=True)
@@ -186,23 +187,74 @@ def test_large_counts_fall_back_to_float64_and_stay_exact():
 def test_bad_arguments_are_rejected():
     stats = random_statistics(systems=1)
     with pytest.raises(ValueError, match="at least 2 system"):
-        paired_approximate_randomization(stats, bleu(), 10)
-    with pytest.raises(ValueError, match="positive integer"):
-        paired_bootstrap(stats, bleu(), 0)
+        statistics_randomization(stats, bleu(), 10)
+    with pytest.raises(ValueError, match=r"^n_samples must be a positive integer, got 0$"):
+        statistics_bootstrap(stats, bleu(), 0)
+
+
+def accuracy(summed: np.ndarray) -> np.ndarray:
+    return 100 * summed[..., 0] / np.maximum(summed[..., 1], 1)
+
+
+@pytest.mark.parametrize("test", [statistics_bootstrap, statistics_randomization])
+@pytest.mark.parametrize(
+    ("packed", "error", "message"),
+    [
+        (np.full((2, 3, 2), 0.5), TypeError, r"^packed must hold integer statistics .* got float64$"),
+        (np.full((2, 3, 2), np.nan), TypeError, r"^packed must hold integer statistics .* got float64$"),
+        (
+            np.ones((2, 3), dtype=np.int64),
+            ValueError,
+            r"^packed must be 3-D, \(systems, sentences, .* got shape \(2, 3\)$",
+        ),
+        (np.ones((2, 3, 2), dtype=bool), TypeError, "got bool"),
+        (np.ones((2, 0, 2), dtype=np.int64), ValueError, "at least one sentence; packed has none"),
+        ([[["1", "2"]]] * 2, TypeError, "packed must hold integer statistics"),
+    ],
+    ids=["floats", "NaN", "2-D", "bools", "no sentences", "strings"],
+)
+def test_statistics_that_are_not_3_d_integers_are_refused(test, packed, error, message):
+    with pytest.raises(error, match=message):
+        test(packed, accuracy, 10)
+
+
+@pytest.mark.parametrize("test", [statistics_bootstrap, statistics_randomization])
+@pytest.mark.parametrize("seed", [-1, 1.5, "1", True])
+def test_a_bad_seed_is_refused_by_name(test, seed):
+    with pytest.raises(
+        ValueError, match=rf"^seed must be None or a non-negative integer .* got {re.escape(repr(seed))}$"
+    ):
+        test(np.ones((2, 3, 2), dtype=np.int64), accuracy, 10, seed=seed)
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    counts=st.lists(st.tuples(st.integers(0, 50), st.integers(0, 50)), min_size=1, max_size=8),
+    dtype=st.sampled_from([np.int8, np.uint8, np.int32, np.uint32, np.int64]),
+    seed=st.one_of(st.none(), st.integers(0, 2**32)),
+)
+def test_statistics_of_any_integer_dtype_give_the_int64_numbers(counts, dtype, seed):
+    packed = np.array([counts, counts[::-1]], dtype=np.int64)
+    for test in (statistics_bootstrap, statistics_randomization):
+        if seed is None:  # fresh entropy: only the scores are fixed
+            assert np.array_equal(test(packed.astype(dtype), accuracy, 8).scores, accuracy(packed.sum(axis=1)))
+            continue
+        ours, int64 = test(packed.astype(dtype), accuracy, 8, seed=seed), test(packed, accuracy, 8, seed=seed)
+        assert np.array_equal(ours.p_values, int64.p_values, equal_nan=True)
 
 
 def test_both_tests_name_their_options_alike():
-    bootstrap = inspect.signature(paired_bootstrap).parameters
-    randomization = inspect.signature(paired_approximate_randomization).parameters
+    bootstrap = inspect.signature(statistics_bootstrap).parameters
+    randomization = inspect.signature(statistics_randomization).parameters
     assert list(bootstrap) == list(randomization)
     assert "n_samples" in bootstrap  # sacrebleu's name for the number of resamples or trials
     stats = random_statistics(systems=2)
-    keyword = paired_approximate_randomization(stats, bleu(), n_samples=20, seed=3)
-    positional = paired_approximate_randomization(stats, bleu(), 20, seed=3)
+    keyword = statistics_randomization(stats, bleu(), n_samples=20, seed=3)
+    positional = statistics_randomization(stats, bleu(), 20, seed=3)
     assert np.array_equal(keyword.p_values, positional.p_values, equal_nan=True)
 
 
-@pytest.mark.parametrize("test", [paired_bootstrap, paired_approximate_randomization])
+@pytest.mark.parametrize("test", [statistics_bootstrap, statistics_randomization])
 def test_any_statistics_to_score_function_gets_the_same_tests(test):
     stats = random_statistics(systems=3)
 

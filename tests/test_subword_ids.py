@@ -413,8 +413,9 @@ def test_bad_ids_and_strings_are_refused_and_states_kept():
     before = [metric.numerator.clone(), metric.preds_len.clone()]
     with pytest.raises(ValueError, match=f"token id {vocabulary.size} is outside"):
         metric.update(torch.tensor([[5, vocabulary.size]]), torch.tensor([[5, 6]]))
-    with pytest.raises(ValueError, match="token id -1 is outside"):
-        metric.update([[5]], [[[-1]]])
+    metric.update([[5]], [[[-1]]])  # negative ids are never tokens: dropped, not looked up
+    assert metric.target_len.item() == before[1].item() and metric.preds_len.item() == before[1].item() + 1
+    before = [metric.numerator.clone(), metric.preds_len.clone()]
     with pytest.raises(TypeError, match="preds holds strings"):
         metric.update(["a b"], ["a b"])
     assert torch.equal(metric.numerator, before[0]) and torch.equal(metric.preds_len, before[1])

@@ -160,8 +160,8 @@ def test_significance_products_run_on_one_blas_thread(monkeypatch):
 
     monkeypatch.setattr(significance, "cpu_share", recording)
     packed = np.arange(2 * 50 * 9).reshape(2, 50, 9) % 7
-    significance.paired_bootstrap(packed, lambda stats: stats[..., 0].astype(float), n_samples=10)
-    significance.paired_approximate_randomization(packed, lambda stats: stats[..., 0].astype(float), n_samples=10)
+    significance.statistics_bootstrap(packed, lambda stats: stats[..., 0].astype(float), n_samples=10)
+    significance.statistics_randomization(packed, lambda stats: stats[..., 0].astype(float), n_samples=10)
     assert len(seen) == 2 and all(set(counts) == {1} for counts in seen)
 
 

@@ -1,5 +1,6 @@
 """Type checkers see the package and its options: a misspelled option or a value of the wrong type is
-reported on its line, and typical use passes ``mypy --strict`` and pyright.
+reported on its line, and typical use passes ``mypy --strict`` and pyright, as do the examples that use
+nothing but PyTorch, NumPy and this package (:data:`TYPED_EXAMPLES`).
 
 The checkers run as a user runs them, from a folder outside the checkout, on the package as this
 environment has it installed (``pip install -e .``: a plain path entry, which static analysers read).
@@ -25,6 +26,10 @@ import torch_bleu
 from torch_bleu.metrics.base import MetricArguments
 
 CASES = Path(__file__).resolve().parent / "typing_cases"
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+#: The examples checked as user code; the others lean on libraries whose types are incomplete (transformers,
+#: Lightning, TRL, nltk, ``nn.Module.__call__``), which would report on lines that are not this package's.
+TYPED_EXAMPLES = ("asr_wer.py", "hf_compute_metrics.py", "validation_significance.py")
 MYPY_CACHE = Path(__file__).resolve().parents[1] / ".mypy_cache" / "user"
 METRICS = [
     (torch_bleu.BLEUConfig, torch_bleu.BLEUOptions),
@@ -54,6 +59,8 @@ def user_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("user")
     for case in CASES.glob("*.py"):
         shutil.copy(case, folder)
+    for example in TYPED_EXAMPLES:
+        shutil.copy(EXAMPLES / example, folder)
     return folder
 
 
@@ -75,17 +82,20 @@ def test_the_metric_arguments_are_torchmetrics_own() -> None:
 
 def test_mypy_strict_reports_each_mistake_and_passes_typical_use(user_folder: Path) -> None:
     command = [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(MYPY_CACHE), "--no-error-summary"]
-    done = subprocess.run([*command, "typical_use.py", "mistakes.py"], cwd=user_folder, capture_output=True, text=True)
+    files = ["typical_use.py", "mistakes.py", *TYPED_EXAMPLES]
+    done = subprocess.run([*command, *files], cwd=user_folder, capture_output=True, text=True)
     assert "Cannot find implementation or library stub" not in done.stdout, done.stdout
-    assert reported_lines(done.stdout, "typical_use.py") == set(), done.stdout
+    for clean in ("typical_use.py", *TYPED_EXAMPLES):
+        assert reported_lines(done.stdout, clean) == set(), done.stdout
     assert reported_lines(done.stdout, "mistakes.py") == marked_lines(CASES / "mistakes.py"), done.stdout
 
 
 def test_pyright_reports_each_mistake_and_passes_typical_use(user_folder: Path) -> None:
     pytest.importorskip("pyright", reason="pyright is in the test extra")
     command = [sys.executable, "-m", "pyright", "--pythonpath", sys.executable, "typical_use.py", "mistakes.py"]
-    done = subprocess.run(command, cwd=user_folder, capture_output=True, text=True)
+    done = subprocess.run([*command, *TYPED_EXAMPLES], cwd=user_folder, capture_output=True, text=True)
     if "node" in done.stderr.lower() and not done.stdout:
         pytest.skip(f"pyright cannot start here: {done.stderr.strip()}")
-    assert reported_lines(done.stdout, "typical_use.py") == set(), done.stdout
+    for clean in ("typical_use.py", *TYPED_EXAMPLES):
+        assert reported_lines(done.stdout, clean) == set(), done.stdout
     assert reported_lines(done.stdout, "mistakes.py") == marked_lines(CASES / "mistakes.py"), done.stdout

@@ -1,7 +1,9 @@
 """Paired significance tests of any metric, run as vectorized array operations on per-sentence statistics.
 
 A metric enters as two things: each sentence's statistics (integers, which add up over a corpus)
-and a function that scores summed statistics. Both tests compare every system with a baseline
+and a function that scores summed statistics (:func:`statistics_bootstrap`, :func:`statistics_randomization`;
+metrics that keep their sentences are compared by :func:`torch_bleu.paired_bootstrap` and
+:func:`torch_bleu.paired_randomization`, which run these). Both tests compare every system with a baseline
 (system 0), following sacrebleu's ``significance`` module (itself after Moses'
 ``bootstrap-hypothesis-difference-significance.pl`` and multeval):
 
@@ -30,7 +32,7 @@ Example (the statistics of a word accuracy: correct words, words):
     >>> def accuracy(summed):
     ...     return 100 * summed[..., 0] / summed[..., 1]
     >>> packed = np.array([[[4, 4], [4, 4], [3, 4]], [[2, 4], [4, 4], [1, 4]]])  # (systems, sentences, 2)
-    >>> result = paired_bootstrap(packed, accuracy, n_samples=100)
+    >>> result = statistics_bootstrap(packed, accuracy, n_samples=100)
     >>> [round(score, 2) for score in result.scores.tolist()]
     [91.67, 58.33]
     >>> result.p_values.tolist()[1] <= 1.0
@@ -39,6 +41,7 @@ Example (the statistics of a word accuracy: correct words, words):
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
@@ -122,13 +125,45 @@ def _product(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     return product
 
 
-def _check_test(n: int, num_systems: int, num_sentences: int, minimum_systems: int) -> None:
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"the number of samples must be a positive integer, got {n!r}")
+def check_draws(samples_name: str, samples: object, seed: object) -> None:
+    """Refuse a number of resamples or trials (the argument ``samples_name``) that is not a positive integer,
+    and a ``seed`` that is neither ``None`` nor a non-negative integer.
+
+    Example:
+        >>> check_draws("resamples", 1000, seed=-1)
+        Traceback (most recent call last):
+        ...
+        ValueError: seed must be None or a non-negative integer (NumPy's default_rng seed), got -1
+    """
+    if isinstance(samples, bool) or not isinstance(samples, numbers.Integral) or samples < 1:
+        raise ValueError(f"{samples_name} must be a positive integer, got {samples!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
+        raise ValueError(f"seed must be None or a non-negative integer (NumPy's default_rng seed), got {seed!r}")
+
+
+def checked_statistics(packed: object, minimum_systems: int) -> np.ndarray:
+    """``packed`` as a ``(K, B, F)`` int64 array, refusing anything else with a message that says what it got.
+
+    Example:
+        >>> checked_statistics(np.array([[0.5, 2.0]]), minimum_systems=1)
+        Traceback (most recent call last):
+        ...
+        TypeError: packed must hold integer statistics (counts, which add up exactly), got float64
+    """
+    array = np.asarray(packed)
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"packed must hold integer statistics (counts, which add up exactly), got {array.dtype}")
+    if array.ndim != 3:
+        raise ValueError(f"packed must be 3-D, (systems, sentences, statistics of a sentence), got shape {array.shape}")
+    num_systems, num_sentences, _ = array.shape
     if num_systems < minimum_systems:
-        raise ValueError(f"the test needs at least {minimum_systems} system(s), the first being the baseline")
+        raise ValueError(
+            f"the test needs at least {minimum_systems} system(s), the first being the baseline; packed has "
+            f"{num_systems}"
+        )
     if num_sentences < 1:
-        raise ValueError("the test needs at least one sentence")
+        raise ValueError("the test needs at least one sentence; packed has none")
+    return array.astype(np.int64, copy=False)
 
 
 def _chunk_rows(num_sentences: int, chunk_elements: int, multiple: int = 32) -> int:
@@ -165,7 +200,7 @@ def randomization_swaps(
         yield rng.integers(2, size=(rows, num_sentences), dtype=bool)
 
 
-def paired_bootstrap(
+def statistics_bootstrap(
     packed: np.ndarray,
     score: Scorer,
     n_samples: int = 1000,
@@ -173,11 +208,13 @@ def paired_bootstrap(
     chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
     progress: Progress = None,
 ) -> PairedResult:
-    """Paired bootstrap resampling test of systems ``1..K-1`` against system 0.
+    """Paired bootstrap resampling test of systems ``1..K-1`` against system 0, on their per-sentence
+    statistics (that of metrics which keep their sentences is :func:`torch_bleu.paired_bootstrap`).
 
     Args:
         packed: ``(K, B, F)`` integer statistics of every sentence of ``K`` systems (for BLEU,
-            :func:`~torch_bleu.metrics.bleu.statistics.pack_statistics`).
+            :func:`~torch_bleu.metrics.bleu.statistics.pack_statistics`); they are summed, never
+            rounded, so floats are refused.
         score: the metric's score of summed statistics ``(..., F)``, a function vectorized over any
             leading dimensions (for BLEU, :func:`~torch_bleu.metrics.bleu.command_line.packed_bleu`).
         n_samples: number of bootstrap resamples.
@@ -187,9 +224,9 @@ def paired_bootstrap(
 
     With one system (``K = 1``) this is a plain bootstrap confidence estimate (sacrebleu's ``-ci``).
     """
-    packed = np.asarray(packed, dtype=np.int64)
+    check_draws("n_samples", n_samples, seed)
+    packed = checked_statistics(packed, minimum_systems=1)
     num_systems, num_sentences, width = packed.shape
-    _check_test(n_samples, num_systems, num_sentences, minimum_systems=1)
     # a resample sums B rows, so its sums are bounded by B times the largest entry
     dtype = exact_float_dtype(num_sentences * np.abs(packed).max())
     # (B, K*D): every system's statistics side by side, one row per sentence
@@ -213,7 +250,7 @@ def paired_bootstrap(
     return PairedResult(scores, p_values(count_exceeding(centred, observed), n_samples), means, cis)
 
 
-def paired_approximate_randomization(
+def statistics_randomization(
     packed: np.ndarray,
     score: Scorer,
     n_samples: int = 10000,
@@ -221,16 +258,17 @@ def paired_approximate_randomization(
     chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
     progress: Progress = None,
 ) -> PairedResult:
-    """Paired approximate randomization test of systems ``1..K-1`` against system 0.
+    """Paired approximate randomization test of systems ``1..K-1`` against system 0, on their per-sentence
+    statistics (that of metrics which keep their sentences is :func:`torch_bleu.paired_randomization`).
 
-    Arguments as for :func:`paired_bootstrap`; here ``n_samples`` counts the trials, each a random shuffle
+    Arguments as for :func:`statistics_bootstrap`; here ``n_samples`` counts the trials, each a random shuffle
     (sacrebleu's ``--paired-ar-n``; sacrebleu names the number of samples ``n_samples`` in both tests).
     A trial's pseudo-systems are ``a = system + swaps @ (baseline - system)`` and
     ``b = baseline - swaps @ (baseline - system)``, so one matrix product per chunk serves every system.
     """
-    packed = np.asarray(packed, dtype=np.int64)
+    check_draws("n_samples", n_samples, seed)
+    packed = checked_statistics(packed, minimum_systems=2)
     num_systems, num_sentences, width = packed.shape
-    _check_test(n_samples, num_systems, num_sentences, minimum_systems=2)
     gaps = packed[:1] - packed[1:]  # (K-1, B, D): baseline minus system, per sentence
     # a trial adds a subset of the gaps, so its sums are bounded by the sum of their sizes
     dtype = exact_float_dtype(np.abs(gaps).sum(axis=1).max())

@@ -16,6 +16,8 @@ from torch_bleu import (
     corpus_chrf,
     corpus_ter,
     mbr_select,
+    paired_bootstrap,
+    paired_randomization,
     pairwise_bleu,
     pairwise_chrf,
     self_bleu,
@@ -66,5 +68,11 @@ against: Tensor = pairwise_bleu(candidates, [["the cat sat"]], tokenize="intl")
 bleu_reward = SentenceReward(smoothing="exp", effective_order=True)
 chrf_reward = SentenceReward("chrf", reference_column="answer", word_order=2)
 rewards: list[float] = chrf_reward(completions=["the cat"], answer=["the cat"])
+
+epoch = CHRFScore(keep_sentences=True)
+epoch.update(["the cat sat"], ["the cat sat"])
+best: CHRFScore = epoch.clone()  # the metric's own type, not torchmetrics' Metric
+p_value: float = paired_bootstrap(best, epoch, resamples=10)[0].p_value
+p_value = paired_randomization(best, epoch, trials=10)[0].p_value
 
 set_cpu_threads(2)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..metrics.command_line import CommandLineMetric
-from ..significance import paired_approximate_randomization, paired_bootstrap
+from ..significance import statistics_bootstrap, statistics_randomization
 from ..version import __version__
 from .arguments import SAMPLE_DEFAULTS
 from .run import Run, run_test
@@ -79,7 +79,13 @@ def print_single(metrics: list[Counted], run: Run, tests: dict[str, str]) -> Non
         fields = tests
         if args.confidence and args.confidence_n > 1:
             result = run_test(
-                paired_bootstrap, metric.packed, metric.metric.score, run, args.confidence_n, "bootstrap", "resample"
+                statistics_bootstrap,
+                metric.packed,
+                metric.metric.score,
+                run,
+                args.confidence_n,
+                "bootstrap",
+                "resample",
             )
             assert result.means is not None and result.cis is not None  # a bootstrap gives both
             score._mean, score._ci = result.means[0].item(), result.cis[0].item()
@@ -106,8 +112,8 @@ def print_systems(names: list[str], metrics: list[Counted], run: Run, tests: dic
 
 #: The paired tests by ``--paired-bs`` / ``--paired-ar``, how the progress bar names them and what it counts.
 TESTS = {
-    "bs": (paired_bootstrap, "paired bootstrap", "resample"),
-    "ar": (paired_approximate_randomization, "approximate randomization", "trial"),
+    "bs": (statistics_bootstrap, "paired bootstrap", "resample"),
+    "ar": (statistics_randomization, "approximate randomization", "trial"),
 }
 
 

@@ -5,9 +5,9 @@ Every algorithm of the engine starts here. The first ``K`` rows of each sentence
 (one for the metric and the functional API; every system of a corpus for the command line), the
 other ``R`` its references; all are padded to one width ``L``, so that one batched operation
 handles hypotheses and references alike. Which tokens take part is said by ``keep``, never by a
-padding id: ignored ids, padding, what follows a row's first EOS and absent references are dropped
-wherever they sit, and the kept tokens packed to the front of their row, so that n-grams are formed
-over kept tokens only.
+padding id: negative ids (no token id is negative: Hugging Face pads labels with -100), ignored ids,
+padding, what follows a row's first EOS and absent references are dropped wherever they sit, and the
+kept tokens packed to the front of their row, so that n-grams are formed over kept tokens only.
 
 The rows are PyTorch tensors on any device or NumPy arrays; the engine runs the same code on both.
 """
@@ -109,10 +109,10 @@ def stack_rows(
 ) -> StackedRows:
     """Put ``preds`` ``(B, Lp)`` and ``target`` ``(B, R, Lt)`` side by side and mark the tokens to keep.
 
-    A token is kept when it is not in ``ignore_ids``, comes before the first of ``eos_ids`` in its row,
-    lies inside its row's original width (and within its length, when ``row_lengths`` ``(B, 1 + R)``
-    gives the lengths of ragged rows), and belongs to the hypothesis or to a reference that
-    ``ref_present`` (``(B, R)`` bool) does not mark absent.
+    A token is kept when it is neither negative nor in ``ignore_ids``, comes before the first of
+    ``eos_ids`` in its row, lies inside its row's original width (and within its length, when
+    ``row_lengths`` ``(B, 1 + R)`` gives the lengths of ragged rows), and belongs to the hypothesis or
+    to a reference that ``ref_present`` (``(B, R)`` bool) does not mark absent.
 
     Example:
         >>> import torch
@@ -126,46 +126,42 @@ def stack_rows(
     batch, hyp_width = preds.shape
     num_refs, ref_width = target.shape[1], target.shape[2]
     width = max(hyp_width, ref_width)
-    # Padding added here gets an ignored id when there is one, so the ignore test drops it too.
-    tokens = full_like_shape(preds, (batch, num_refs + 1, width), ignore_ids[0] if ignore_ids else 0)
+    # Padding added here is negative, so the test of kept ids drops it too.
+    tokens = full_like_shape(preds, (batch, num_refs + 1, width), -1)
     tokens[:, 0, :hyp_width] = preds
     tokens[:, 1:, :ref_width] = target
 
     keep = kept_ids(tokens, ignore_ids, eos_ids)
-    if not ignore_ids and hyp_width != ref_width:
-        row_width = xp.where(arange_like(num_refs + 1, preds) > 0, ref_width, hyp_width)
-        keep = _and(keep, xp.broadcast_to(arange_like(width, preds) < row_width[:, None], tokens.shape))
     if row_lengths is not None:
-        keep = _and(keep, arange_like(width, preds) < row_lengths[..., None])
+        keep = keep & (arange_like(width, preds) < row_lengths[..., None])
     if ref_present is not None:
         hypothesis_present = full_like_shape(ref_present, (batch, 1), True)
         row_present = xp.concatenate([hypothesis_present, ref_present], 1)[..., None]
-        keep = xp.broadcast_to(row_present, tokens.shape) if keep is None else keep & row_present
-    if keep is None:
-        return StackedRows(tokens, None, full_like_shape(preds, (batch, num_refs + 1), width))
+        keep = keep & row_present
     return StackedRows(tokens, keep, keep.sum(axis=-1))
 
 
-def kept_ids(tokens: Array, ignore_ids: Sequence[int], eos_ids: Sequence[int]) -> Array | None:
-    """Which ``tokens`` (rows along the last axis) count: those not in ``ignore_ids`` that come before
-    the first of ``eos_ids`` in their row; ``None`` when all do.
+def kept_ids(tokens: Array, ignore_ids: Sequence[int], eos_ids: Sequence[int]) -> Array:
+    """Which ``tokens`` (rows along the last axis) count: those neither negative nor in ``ignore_ids`` that
+    come before the first of ``eos_ids`` in their row.
+
+    No token id is negative, so a negative id is dropped as an ignored one is, wherever ids enter:
+    Hugging Face pads ``labels`` with -100, and a detokenizer never looks a negative id up.
 
     Example:
         >>> import torch
         >>> kept_ids(torch.tensor([[5, 0, 2, 6]]), ignore_ids=[0], eos_ids=[2]).tolist()
         [[True, False, False, False]]
+        >>> kept_ids(torch.tensor([[5, -100, 6]]), ignore_ids=[], eos_ids=[]).tolist()
+        [[True, False, True]]
     """
-    keep: Array | None = None
+    keep = tokens >= 0
     for token_id in ignore_ids:
-        keep = _and(keep, tokens != token_id)
+        if token_id >= 0:
+            keep = keep & (tokens != token_id)
     if eos_ids:
-        keep = _and(keep, _before_first(tokens, eos_ids))
+        keep = keep & _before_first(tokens, eos_ids)
     return keep
-
-
-def _and(keep: Array | None, more: Array) -> Array:
-    """``keep & more``, where ``None`` keeps every token."""
-    return more if keep is None else keep & more
 
 
 def _before_first(tokens: Array, stop_ids: Sequence[int]) -> Array:

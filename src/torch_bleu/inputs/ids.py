@@ -245,6 +245,22 @@ SWAPPED_SENTENCE = (
 )
 
 
+def unwrapped_reference(target: Sequence[int]) -> str:
+    """What a flat list of ints as ``target`` beside one hypothesis gets: most likely its one reference,
+    unwrapped; or nltk's ``sentence_bleu(references, hypothesis)`` with one reference.
+
+    Example:
+        >>> print(unwrapped_reference([1, 2, 3]))  # doctest: +ELLIPSIS
+        target is a flat list of ints; if it is the one reference of the one hypothesis, wrap it: [[[1, 2, 3]]] ...
+    """
+    shown = ", ".join(map(str, target[:8])) + (", ..." if len(target) > 8 else "")
+    return (
+        f"target is a flat list of ints; if it is the one reference of the one hypothesis, wrap it: [[[{shown}]]] "
+        "(per hypothesis, the list of its references); if the arguments follow nltk's sentence_bleu(references, "
+        "hypothesis), torch_bleu takes the hypotheses first, as a batch: sentence_bleu([hypothesis], [references])"
+    )
+
+
 def _holds_text(value: object) -> bool:
     """Whether ``value`` is, or holds, strings: an array of them, or a list with strings or lists of strings."""
     if isinstance(value, np.ndarray):
@@ -279,7 +295,7 @@ def _ragged_batch(preds: Any, target: Any) -> TokenBatch:
     if _lists_rows(preds) and not _lists_rows(target):
         raise TypeError(SWAPPED)
     if _flat_ints(target) and isinstance(preds, SEQUENCES) and preds and isinstance(preds[0], SEQUENCES):
-        raise TypeError(SWAPPED_SENTENCE)
+        raise TypeError(SWAPPED_SENTENCE if len(preds) > 1 else unwrapped_reference(target))
     pred_rows = None if isinstance(preds, Tensor) else _ragged_preds(preds)
     references = None if isinstance(target, Tensor) else _ragged_target(target)
     batch = len(pred_rows) if pred_rows is not None else _check_id_tensor(preds, "preds", "preds").shape[0]

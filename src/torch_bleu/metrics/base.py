@@ -19,10 +19,11 @@ score. :class:`ExactMetric` does the rest, the same way for every metric:
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, TypedDict
+from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
 
 import numpy as np
 import torch
@@ -38,9 +39,13 @@ from .sentences import (
     ConfidenceInterval,
     KeptCorpus,
     check_indices,
+    check_kept_rows,
     corpus_sentences,
     sentence_rows,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 #: The list state of each sentence's statistics, with ``keep_sentences=True``.
 KEPT = "kept_sentences"
@@ -214,7 +219,7 @@ class ExactMetric(Metric):
         (``corpus_score(..., n_bootstrap=resamples)``) on the same sentences in the same order, on
         the 0..1 scale: the same resamples (NumPy's ``default_rng(seed)``; ``seed`` is sacrebleu's
         ``SACREBLEU_SEED``, ``None`` draws fresh entropy), drawn and scored by the command line's code
-        (:func:`torch_bleu.significance.paired_bootstrap` with :meth:`packed_score`). sacrebleu scores the
+        (:func:`torch_bleu.significance.statistics_bootstrap` with :meth:`packed_score`). sacrebleu scores the
         resamples with float32 statistics, this with float64 ones, so the mean and interval agree to
         about 1e-6; the score is ``compute()``'s.
 
@@ -226,9 +231,10 @@ class ExactMetric(Metric):
             >>> round(result.score, 4), round(result.mean, 4), round(result.ci, 4)
             (0.7101, 0.7036, 0.3904)
         """
+        significance.check_draws("resamples", resamples, seed)
         corpus = self.kept_corpus()
         packed = corpus.statistics.cpu().numpy()[None]
-        result = significance.paired_bootstrap(packed, self.packed_score, resamples, seed)
+        result = significance.statistics_bootstrap(packed, self.packed_score, resamples, seed)
         assert result.means is not None and result.cis is not None  # a bootstrap gives both
         return ConfidenceInterval(corpus.score, float(result.means[0]) / 100, float(result.cis[0]) / 100)
 
@@ -276,6 +282,18 @@ class ExactMetric(Metric):
         if kept:
             return torch.cat(kept)
         return torch.zeros((0, self.packed_width() + BOOKKEEPING_COLUMNS), dtype=torch.int64, device=self.device)
+
+    def clone(self) -> Self:
+        """A copy of the metric, states and options included (torchmetrics' ``clone``), typed as its own class,
+        so that a kept copy goes wherever the metric goes (:func:`torch_bleu.paired_bootstrap`, say).
+
+        Example:
+            >>> from torch_bleu import BLEUScore
+            >>> best = BLEUScore(max_order=2).clone()
+            >>> type(best).__name__, best.config.max_order
+            ('BLEUScore', 2)
+        """
+        return copy.deepcopy(self)
 
     def plot(self, val: Tensor | Sequence[Tensor] | None = None, ax: Any | None = None) -> Any:
         """Plot ``compute()``, one value, or a sequence of values such as the score per epoch (needs matplotlib).
@@ -332,6 +350,7 @@ class ExactMetric(Metric):
                 raise TypeError(f"state {KEPT!r} must hold integer tensors to stay exact, got {found}")
             if part.dim() != 2 or part.shape[1] != width:
                 raise ValueError(f"state {KEPT!r} must hold (n, {width}) tensors, got {tuple(part.shape)}")
+            check_kept_rows(part)
         return [part.to(device=self.device, dtype=torch.int64, copy=True) for part in parts]
 
     def _statistics_changed(self, updates: int) -> None:
@@ -382,13 +401,20 @@ class ExactMetric(Metric):
             self._statistics_changed(1)
 
     def _check_states(self, states: dict[str, Any]) -> None:
-        """Incoming states must be integer tensors shaped like this metric's own, counted the same way."""
+        """Incoming states must be integer tensors shaped like this metric's own, counted the same way, and
+        not negative (they are counts)."""
         counted_with = states.get("counted_with")
         if isinstance(counted_with, Tensor) and not torch.equal(counted_with.cpu(), self.counted_with.cpu()):
+            name, differing = type(self).__name__, self.config.counted_otherwise(counted_with.tolist())
+            if differing is not None:
+                raise ValueError(
+                    f"the incoming statistics were counted otherwise, with {differing[0]}; this {name} counts "
+                    f"with {differing[1]}"
+                )
             raise ValueError(
-                f"the incoming statistics were counted otherwise than this {type(self).__name__}'s "
+                f"the incoming statistics were counted otherwise than this {name}'s "
                 f"({self.config.counting_description()}): their fingerprint {counted_with.tolist()} is not "
-                f"{self.counted_with.tolist()}"
+                f"{self.counted_with.tolist()}; compare the options of the metric that counted them"
             )
         for name, state in states.items():
             own = getattr(self, name)
@@ -397,6 +423,21 @@ class ExactMetric(Metric):
                 raise TypeError(f"state {name!r} must be an integer tensor to stay exact, got {found}")
             if state.shape != own.shape:
                 raise ValueError(f"state {name!r} must have shape {tuple(own.shape)}, got {tuple(state.shape)}")
+            check_counts(name, state)
+
+
+def check_counts(name: str, state: Tensor) -> None:
+    """Refuse a merged or loaded state with a negative entry: statistics are counts (``update`` refuses
+    negative weights for the same reason). Its values are read, as merges and loads may.
+
+    Example:
+        >>> check_counts("numerator", torch.tensor([3, -5]))
+        Traceback (most recent call last):
+        ...
+        ValueError: state 'numerator' must not be negative, as it counts; got -5
+    """
+    if state.device.type != "meta" and state.numel() and bool((state < 0).any()):
+        raise ValueError(f"state {name!r} must not be negative, as it counts; got {int(state.min())}")
 
 
 def weighted(statistics: Sequence[Tensor], weight: object) -> list[Tensor]:

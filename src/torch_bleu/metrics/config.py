@@ -30,6 +30,10 @@ Config = TypeVar("Config", bound="MetricConfig")
 #: exactly wherever states are compared, float comparisons included.
 FINGERPRINT_WORDS = 8
 
+#: What each fingerprint made in this process stands for, the metric's name and its counting options as
+#: text, so that statistics refused for their fingerprint can be told apart by option.
+_COUNTED_AS: dict[tuple[int, ...], tuple[str, dict[str, str]]] = {}
+
 
 @dataclass(frozen=True, kw_only=True)
 class MetricConfig:
@@ -128,11 +132,49 @@ class MetricConfig:
         """:data:`FINGERPRINT_WORDS` numbers below ``2**16``, equal for configs that count alike and (but
         for a 128-bit digest's collisions) different otherwise: a digest of the metric's name and its
         counting options. A value that is an object with a ``fingerprint`` of its own (a
-        :class:`~torch_bleu.Detokenizer`) enters by it.
+        :class:`~torch_bleu.Detokenizer`) enters by it. What a fingerprint stands for is remembered, so that
+        statistics refused for theirs can be told apart by option (:meth:`counted_otherwise`).
         """
         text = ";".join([self.metric_name, *(f"{name}={_canonical(value)}" for name, value in self.counting().items())])
         digest = hashlib.blake2b(text.encode(), digest_size=2 * FINGERPRINT_WORDS).digest()
-        return tuple(int.from_bytes(digest[index : index + 2], "little") for index in range(0, len(digest), 2))
+        fingerprint = tuple(int.from_bytes(digest[index : index + 2], "little") for index in range(0, len(digest), 2))
+        _COUNTED_AS.setdefault(fingerprint, (self.metric_name, self._counting_text()))
+        return fingerprint
+
+    def _counting_text(self) -> dict[str, str]:
+        return {name: _shown(value) for name, value in self.counting().items()}
+
+    def counted_otherwise(self, fingerprint: Sequence[int]) -> tuple[str, str] | None:
+        """The counting options in which statistics of ``fingerprint`` were counted otherwise than by this
+        config, as text: theirs, then this config's; ``None`` when no config of this process made it.
+
+        Example:
+            >>> from torch_bleu import BLEUConfig
+            >>> BLEUConfig().counted_otherwise(BLEUConfig(max_order=2, eos_id=3).fingerprint())
+            ('max_order=2, eos_id=(3,)', 'max_order=4, eos_id=()')
+            >>> BLEUConfig().counted_otherwise((1, 2, 3, 4, 5, 6, 7, 8)) is None
+            True
+        """
+        known = _COUNTED_AS.get(tuple(fingerprint))
+        if known is None:
+            return None
+        metric_name, theirs = known
+        if metric_name != self.metric_name:
+            return f"the options of {metric_name}", f"those of {self.metric_name}"
+        own = self._counting_text()
+        differing = [name for name, value in theirs.items() if own.get(name) != value]
+        return _options_text(theirs, differing), _options_text(own, differing)
+
+
+def _shown(value: object) -> str:
+    """``value`` as messages show it: its ``repr``, and the start of its own fingerprint where it has one (a
+    :class:`~torch_bleu.Detokenizer`, whose ``repr`` does not tell two vocabularies of one size apart)."""
+    own = getattr(value, "fingerprint", None)
+    return f"{value!r} (fingerprint {own[:12]})" if isinstance(own, str) else repr(value)
+
+
+def _options_text(options: dict[str, str], names: Sequence[str]) -> str:
+    return ", ".join(f"{name}={options[name]}" for name in names)
 
 
 def _canonical(value: object) -> str:
@@ -158,7 +200,8 @@ class SubwordConfig(MetricConfig):
     """A metric's options for rows of token ids, shared by every metric and checked here.
 
     Args:
-        ignore_ids: token ids (PAD, BOS, ...) dropped wherever they occur in a row.
+        ignore_ids: token ids (PAD, BOS, ...) dropped wherever they occur in a row; negative ids (Hugging
+            Face's -100 labels) are never tokens and always dropped.
         eos_id: one id or several: every row is cut at its first EOS, which counts for nothing, and
             neither does any token after it (batched decoding goes on emitting tokens after a row's EOS).
         detokenizer: a :class:`~torch_bleu.Detokenizer` to score rows of subword ids as their decoded

@@ -89,8 +89,9 @@ def paired_bootstrap(
         >>> [(round(r.score, 4), round(r.p_value, 4)) for r in paired_bootstrap(first, second, resamples=100)]
         [(1.0, 0.0099)]
     """
+    significance.check_draws("resamples", resamples, seed)
     kept, packed = _paired(baseline, metrics)
-    result = significance.paired_bootstrap(packed, baseline.packed_score, resamples, seed)
+    result = significance.statistics_bootstrap(packed, baseline.packed_score, resamples, seed)
     assert result.means is not None and result.cis is not None  # a bootstrap gives both
     return [
         BootstrapComparison(kept[system].score, float(p_value), float(mean) / 100, float(ci) / 100)
@@ -117,8 +118,9 @@ def paired_randomization(
         >>> [(round(r.score, 4), round(r.p_value, 4)) for r in paired_randomization(baseline, system, trials=1000)]
         [(0.0625, 0.001)]
     """
+    significance.check_draws("trials", trials, seed)
     kept, packed = _paired(baseline, metrics)
-    result = significance.paired_approximate_randomization(packed, baseline.packed_score, trials, seed)
+    result = significance.statistics_randomization(packed, baseline.packed_score, trials, seed)
     return [
         RandomizationComparison(kept[system].score, float(p_value))
         for system, p_value in enumerate(result.p_values)
@@ -156,11 +158,9 @@ def _paired(baseline: ExactMetric, metrics: Sequence[ExactMetric]) -> tuple[list
 def _check_comparable(baseline: ExactMetric, metric: ExactMetric) -> None:
     if type(metric) is not type(baseline):
         raise TypeError(f"cannot compare a {type(metric).__name__} with a {type(baseline).__name__} baseline")
-    if not torch.equal(metric.counted_with.cpu(), baseline.counted_with.cpu()):
-        raise ValueError(
-            f"the metrics count otherwise: ({metric.config.counting_description()}) against the baseline's "
-            f"({baseline.config.counting_description()})"
-        )
+    counted = baseline.config.counted_otherwise(metric.config.fingerprint())
+    if counted is not None and counted[0]:
+        raise ValueError(f"the metrics count otherwise: {counted[0]} against the baseline's {counted[1]}")
     counting = baseline.config.counting()
     differing = [
         name

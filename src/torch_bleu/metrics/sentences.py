@@ -40,6 +40,9 @@ from ..arrays import is_integer
 BOOKKEEPING_COLUMNS = 2
 #: The dataset index of a row whose ``update`` got no indices.
 NO_INDEX = -1
+#: The most sentences a weighted corpus may have for intervals and tests, which resample it (BLEU's
+#: statistics of this many sentences take 1.3 GB; each resample draws as many indices).
+MAX_CORPUS_SENTENCES = 2**24
 
 
 class KeptCorpus(NamedTuple):
@@ -90,6 +93,31 @@ def check_indices(indices: object, batch: int, device: torch.device) -> Tensor:
     return indices.long()
 
 
+def check_kept_rows(rows: Tensor) -> None:
+    """Refuse merged or loaded kept rows ``(n, F + 2)`` whose statistics or weights are negative (they count),
+    or whose dataset index is below :data:`NO_INDEX`. Their values are read, as merges and loads may.
+
+    Example:
+        >>> check_kept_rows(torch.tensor([[1, 2, -1, 0]]))
+        Traceback (most recent call last):
+        ...
+        ValueError: state 'kept_sentences' must not hold negative statistics or weights, as they count; got -1
+    """
+    if rows.device.type == "meta" or not rows.numel():
+        return
+    counts = rows[:, :-1]
+    if bool((counts < 0).any()):
+        lowest = int(counts.min())
+        raise ValueError(
+            f"state 'kept_sentences' must not hold negative statistics or weights, as they count; got {lowest}"
+        )
+    if bool((rows[:, -1] < NO_INDEX).any()):
+        raise ValueError(
+            f"state 'kept_sentences' holds dataset index {int(rows[:, -1].min())}: indices are positions in the "
+            f"dataset, or {NO_INDEX} for none"
+        )
+
+
 def sentence_rows(packed: Tensor, weight: Tensor | None, indices: Tensor | None) -> Tensor:
     """The kept rows of a batch: ``(B, F + 2)`` int64, statistics ``packed`` ``(B, F)``, weight, index."""
     batch = packed.shape[0]
@@ -103,6 +131,13 @@ def corpus_sentences(rows: Tensor) -> tuple[Tensor, Tensor | None]:
     """The corpus the kept ``rows`` ``(M, F + 2)`` make, ``(N, F)`` statistics and ``(N,)`` dataset indices
     (``None`` without them): ordered by index, each sentence repeated by its weight, weight 0 left out."""
     statistics, weights, positions = rows[:, :-2], rows[:, -2], rows[:, -1]
+    sentences = int(weights.sum())
+    if sentences > MAX_CORPUS_SENTENCES:
+        raise ValueError(
+            f"the kept sentences weigh {sentences} in all: intervals and paired tests resample the weighted "
+            f"corpus, where a sentence of weight k is k sentences, and take at most {MAX_CORPUS_SENTENCES}; "
+            "give update() weights that count how often a sentence occurs (0, 1, 2, ...), or keep fewer sentences"
+        )
     without = positions == NO_INDEX
     if bool(without.all()):
         return statistics.repeat_interleave(weights, dim=0), None

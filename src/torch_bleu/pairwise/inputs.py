@@ -65,8 +65,8 @@ def grouped_ids(
     candidates: Tensor, references: Tensor | None, ignore_ids: Sequence[int], eos_ids: Sequence[int]
 ) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
     """``(S, N, L)`` candidates and ``(S, M, L')`` references as ``(rows, keep, candidates, references)``:
-    every source's candidates then its references, ``(S * (N + M), W)``, which of their ids count (not
-    in ``ignore_ids``, before the row's first id of ``eos_ids``), and the counts of each source
+    every source's candidates then its references, ``(S * (N + M), W)``, which of their ids count (neither
+    negative nor in ``ignore_ids``, before the row's first id of ``eos_ids``), and the counts of each source
     (:class:`Grouped`'s). ``references=None``: the candidates are the references too.
 
     Example:
@@ -84,7 +84,6 @@ def grouped_ids(
     for value in given:
         value = value.long()
         kept = kept_ids(value, ignore_ids, eos_ids)
-        kept = torch.ones_like(value, dtype=torch.bool) if kept is None else kept
         ids.append(torch.nn.functional.pad(value, (0, width - value.shape[2])))
         keep.append(torch.nn.functional.pad(kept, (0, width - value.shape[2])))
     sources = candidates.shape[0]
@@ -102,6 +101,14 @@ def decoded_strings(rows: Tensor, keep: Tensor, detokenizer: Detokenizer) -> lis
         ['abc', 'c']
     """
     return strings_from_rows(decoded_chars(rows, keep, detokenizer))
+
+
+def _one_source_hint(value: Sequence[Any], name: str) -> str:
+    """For a flat list of strings, how to pass them as the ``name`` of one source (``self_bleu([generations])``)."""
+    if not all(isinstance(string, str) for string in value):
+        return ""
+    shown = ", ".join(map(repr, value[:3])) + (", ..." if len(value) > 3 else "")
+    return f"; if these are the {name} of one source, wrap them in a list: [[{shown}]]"
 
 
 def checked_ids(value: object, name: str) -> Tensor:
@@ -174,6 +181,7 @@ def _string_lists(value: Any, name: str) -> list[list[str]]:
         if isinstance(strings, str) or not isinstance(strings, Sequence):
             raise InputError(
                 f"{name} must be a list with a list of strings per source, got {kind_of(strings)} for source {source}"
+                + _one_source_hint(value, name)
             )
         for string in strings:
             if not isinstance(string, str):

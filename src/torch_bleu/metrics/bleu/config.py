@@ -107,7 +107,8 @@ class BLEUConfig(SubwordConfig):
             ``None`` takes the library default. nltk methods without a constant reject one.
         effective_order: average only over the orders the hypothesis has n-grams for (sacrebleu only;
             nltk's denominators are never 0, so the nltk convention has no such option).
-        ignore_ids: token ids (PAD, BOS, ...) dropped wherever they occur in a row, before n-grams are formed.
+        ignore_ids: token ids (PAD, BOS, ...) dropped wherever they occur in a row, before n-grams are formed;
+            negative ids (Hugging Face's -100 labels) are never tokens and always dropped.
         eos_id: one id or several: every row is cut at its first EOS, which counts for nothing, and
             neither does any token after it (batched decoding goes on emitting tokens after a row's EOS).
         ref_length: ``"closest"`` reference length (ties go to the shorter one) or ``"shortest"``.
