@@ -22,7 +22,7 @@ from torch import Tensor
 
 from ...arrays import kept_size, pack_kept
 from ...text.classes import SPACE, character_classes
-from ...text.code_points import PAD, kept_chars, shifted, utf32
+from ...text.code_points import PAD, kept_chars, shifted
 from ...text.word_ids import word_rows
 
 #: jiwer's ``RemoveMultipleSpaces``.
@@ -39,41 +39,24 @@ def jiwer_words(text: str) -> list[str]:
     return [word for word in _WHITESPACE_RUNS.sub(" ", text).strip().split(" ") if word]
 
 
-def unit_rows(texts: Sequence[str], characters: bool) -> tuple[Tensor, Tensor]:
-    """``(N, L)`` int64 ids of the words (or characters) of each text, equal units equal ids, and ``(N,)``
-    how many each text has.
+def word_units(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The words of each text (:func:`jiwer_words`) as ids, equal words equal ids, the texts' one after
+    another (1-D int64), and how many each text has.
 
     Example:
-        >>> ids, lengths = unit_rows(["a b a", "b"], characters=False)
+        >>> ids, lengths = word_units(["a b a", "b"])
         >>> ids.tolist(), lengths.tolist()
-        ([[0, 1, 0], [1, 0, 0]], [3, 1])
-        >>> unit_rows([" ab "], characters=True)[0].tolist()
-        [[97, 98]]
+        ([0, 1, 0, 1], [3, 1])
     """
-    if characters:
-        stripped = [text.strip() for text in texts]
-        units = utf32(stripped).astype(np.int64)
-        lengths = np.fromiter(map(len, stripped), dtype=np.int64, count=len(stripped))
-    else:
-        words = [jiwer_words(text) for text in texts]
-        numbers: dict[str, int] = {}
-        units = np.array([numbers.setdefault(word, len(numbers)) for row in words for word in row], dtype=np.int64)
-        lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
-    return torch.from_numpy(_padded(units, lengths)), torch.from_numpy(lengths)
-
-
-def _padded(flat: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Rows of ``lengths`` entries each, one after another in ``flat``, padded with 0."""
-    padded = np.zeros((lengths.shape[0], int(lengths.max(initial=0))), dtype=np.int64)
-    starts = np.cumsum(lengths) - lengths
-    column = np.arange(flat.shape[0]) - np.repeat(starts, lengths)
-    padded[np.repeat(np.arange(lengths.shape[0]), lengths), column] = flat
-    return padded
+    words = [jiwer_words(text) for text in texts]
+    numbers: dict[str, int] = {}
+    ids = np.fromiter((numbers.setdefault(word, len(numbers)) for row in words for word in row), dtype=np.int64)
+    return ids, np.fromiter(map(len, words), dtype=np.int64, count=len(words))
 
 
 def text_units(chars: Tensor, characters: bool) -> tuple[Tensor, Tensor]:
     """The units of rows of code points ``(M, W)`` (``PAD`` where a row holds none) on their device, as
-    :func:`unit_rows` makes them of strings: ``(M, L)`` int64 ids and ``(M,)`` int64 lengths.
+    :func:`word_units` makes them of strings: ``(M, L)`` int64 ids and ``(M,)`` int64 lengths.
 
     Example:
         >>> from torch_bleu.text.code_points import rows_from_strings

@@ -1,0 +1,91 @@
+"""Hits, substitutions, deletions and insertions on the host, by the very computation jiwer runs.
+
+jiwer counts every sentence from ``rapidfuzz.distance.Levenshtein.opcodes(reference, hypothesis)``, so
+on the host each pair goes to rapidfuzz too, one C call per pair: its alignment, with its choice among
+alignments of equal cost at every length (a backtrace through the bit-parallel matrix for short rows,
+Hirschberg's divide and conquer for long ones, :mod:`.splits`), is jiwer's by construction.
+
+Units reach rapidfuzz as strings, one code point per unit (what it compares fastest): the characters of
+a text as they are, and words or ids as code points that stand for them, equal units equal code
+points. Of each alignment two numbers are read in C: its length (the distance) and its hits, the
+characters of the reference it keeps (:func:`pair_counts`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from rapidfuzz.distance import Levenshtein
+
+#: Distinct units a batch of code points can stand for: every code point but the surrogates.
+CODE_POINTS = 0x110000 - 0x800
+#: Units turned into code points at a time: fewer than :data:`CODE_POINTS`, so that their ranks fit.
+UNITS_PER_CHUNK = 1 << 20
+
+
+def pair_counts(references: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
+    """``(B, 4)`` int64 hits, substitutions, deletions and insertions of each hypothesis against its
+    reference, every code point a unit, as ``rapidfuzz.distance.Levenshtein.opcodes`` aligns them.
+
+    An alignment's edits applied to a reference of ``"k"`` only and a hypothesis of ``"n"`` only give the
+    hypothesis with ``"k"`` where the alignment keeps a reference unit: its hits. With the distance and
+    the lengths, they give the other three counts.
+
+    Example:
+        >>> pair_counts(["sitting", "ab"], ["kitten", "ba"]).tolist()
+        [[4, 2, 1, 0], [1, 0, 1, 1]]
+    """
+    ref_lengths = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
+    hyp_lengths = np.fromiter(map(len, hypotheses), dtype=np.int64, count=len(hypotheses))
+    kept, new = "k" * int(ref_lengths.max(initial=0)), "n" * int(hyp_lengths.max(initial=0))
+    editops = Levenshtein.editops
+    alignments = [editops(reference, hypothesis) for reference, hypothesis in zip(references, hypotheses)]
+    distance = np.fromiter(map(len, alignments), dtype=np.int64, count=len(alignments))
+    hits = np.fromiter(
+        (
+            alignment.apply(kept[: len(reference)], new[: len(hypothesis)]).count("k")
+            for alignment, reference, hypothesis in zip(alignments, references, hypotheses)
+        ),
+        dtype=np.int64,
+        count=len(alignments),
+    )
+    insertions = distance - ref_lengths + hits
+    deletions = insertions + ref_lengths - hyp_lengths
+    return np.stack([hits, ref_lengths - hits - deletions, deletions, insertions], 1)
+
+
+def unit_counts(units: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """:func:`pair_counts` of rows of integer units (ids, numbered words), one after another in 1-D
+    ``units``, ``lengths`` ``(2 B,)`` units each: row ``2 b`` the hypothesis of pair ``b``, row ``2 b + 1``
+    its reference.
+
+    Example:
+        >>> unit_counts(np.array([7, 8, 8, -1, 9, 2**40]), np.array([2, 1, 1, 2])).tolist()   # [7, 8] against [8]
+        [[1, 0, 0, 1], [0, 1, 1, 0]]
+    """
+    pair_units = lengths.reshape(-1, 2).sum(1)
+    ends = np.cumsum(pair_units)
+    out = np.empty((pair_units.shape[0], 4), dtype=np.int64)
+    start = 0
+    while start < pair_units.shape[0]:
+        # pairs of at most UNITS_PER_CHUNK units together (at least one pair)
+        begin = int(ends[start] - pair_units[start])
+        stop = max(start + 1, int(np.searchsorted(ends, begin + UNITS_PER_CHUNK, "right")))
+        rows = _as_strings(units[begin : int(ends[stop - 1])], lengths[2 * start : 2 * stop])
+        out[start:stop] = pair_counts(rows[1::2], rows[0::2])
+        start = stop
+    return out
+
+
+def _as_strings(units: np.ndarray, lengths: np.ndarray) -> list[str]:
+    """Rows of integer units as strings, equal units equal code points (their dense ranks where they are
+    not all code points below the surrogates already)."""
+    if units.size and (int(units.min()) < 0 or int(units.max()) >= 0xD800):
+        ranks = np.unique(units, return_inverse=True)[1].reshape(-1)
+        if int(ranks.max()) >= CODE_POINTS:
+            raise ValueError(f"a pair of rows holds more than {CODE_POINTS} distinct units")
+        units = ranks + 0x800 * (ranks >= 0xD800)
+    text = units.astype("<u4").tobytes().decode("utf-32-le")
+    bounds = np.cumsum(lengths).tolist()
+    return [text[end - length : end] for end, length in zip(bounds, lengths.tolist())]
