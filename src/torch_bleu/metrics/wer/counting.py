@@ -23,7 +23,7 @@ from ...inputs.strings import sentences, subword_batch
 from .alignment import error_counts
 from .config import WERConfig
 from .host_alignment import pair_counts, unit_counts
-from .units import text_units, word_units
+from .units import text_units, word_strings
 
 #: The columns of the counts, in order.
 COUNT_NAMES = ("hits", "substitutions", "deletions", "insertions")
@@ -67,7 +67,8 @@ def _string_counts(hypotheses: list[str], references: list[str], characters: boo
     ``wer_default`` (:func:`.units.jiwer_words`) reads them."""
     if characters:
         return pair_counts([text.strip() for text in references], [text.strip() for text in hypotheses])
-    return unit_counts(*word_units([text for pair in zip(hypotheses, references) for text in pair]))
+    hyp_words, ref_words = word_strings(hypotheses, references)
+    return pair_counts(ref_words, hyp_words)
 
 
 def _kept_id_counts(rows: StackedRows, hyp_width: int, ref_width: int) -> Tensor:

@@ -13,13 +13,42 @@ characters of the reference it keeps (:func:`pair_counts`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from typing import TypeVar
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 #: Distinct units a batch of code points can stand for: every code point but the surrogates.
 CODE_POINTS = 0x110000 - 0x800
+Rank = TypeVar("Rank", int, np.ndarray)
+
+
+def code_point(rank: Rank) -> Rank:
+    """The code point that stands for the unit of dense rank ``rank`` (below :data:`CODE_POINTS`): the
+    ranks in order, skipping the surrogates.
+
+    Example:
+        >>> code_point(65), code_point(0xD800) == 0xE000
+        (65, True)
+    """
+    shifted: Rank = rank + 0x800 * (rank >= 0xD800)
+    return shifted
+
+
+@functools.cache
+def code_points() -> str:
+    """Every code point that stands for a unit, in the order of their ranks (:func:`code_point`).
+
+    Example:
+        >>> len(code_points()) == CODE_POINTS, code_points()[0xD800] == chr(0xE000)
+        (True, True)
+    """
+    text: str = code_point(np.arange(CODE_POINTS)).astype("<u4").tobytes().decode("utf-32-le")
+    return text
+
+
 #: Units turned into code points at a time: fewer than :data:`CODE_POINTS`, so that their ranks fit.
 UNITS_PER_CHUNK = 1 << 20
 
@@ -36,23 +65,23 @@ def pair_counts(references: Sequence[str], hypotheses: Sequence[str]) -> np.ndar
         >>> pair_counts(["sitting", "ab"], ["kitten", "ba"]).tolist()
         [[4, 2, 1, 0], [1, 0, 1, 1]]
     """
-    ref_lengths = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
-    hyp_lengths = np.fromiter(map(len, hypotheses), dtype=np.int64, count=len(hypotheses))
+    batch = len(references)
+    ref_lengths = np.fromiter(map(len, references), dtype=np.int64, count=batch)
+    hyp_lengths = np.fromiter(map(len, hypotheses), dtype=np.int64, count=batch)
     kept, new = "k" * int(ref_lengths.max(initial=0)), "n" * int(hyp_lengths.max(initial=0))
     editops = Levenshtein.editops
     alignments = [editops(reference, hypothesis) for reference, hypothesis in zip(references, hypotheses)]
-    distance = np.fromiter(map(len, alignments), dtype=np.int64, count=len(alignments))
-    hits = np.fromiter(
-        (
-            alignment.apply(kept[: len(reference)], new[: len(hypothesis)]).count("k")
-            for alignment, reference, hypothesis in zip(alignments, references, hypotheses)
-        ),
-        dtype=np.int64,
-        count=len(alignments),
-    )
-    insertions = distance - ref_lengths + hits
-    deletions = insertions + ref_lengths - hyp_lengths
-    return np.stack([hits, ref_lengths - hits - deletions, deletions, insertions], 1)
+    out = np.empty((batch, 4), dtype=np.int64)
+    hits, substitutions, deletions, insertions = out.T
+    hits[:] = [
+        alignment.apply(kept[: len(reference)], new[: len(hypothesis)]).count("k")
+        for alignment, reference, hypothesis in zip(alignments, references, hypotheses)
+    ]
+    insertions[:] = list(map(len, alignments))  # the distance, for now
+    insertions += hits - ref_lengths
+    np.subtract(insertions + ref_lengths, hyp_lengths, out=deletions)
+    np.subtract(ref_lengths - hits, deletions, out=substitutions)
+    return out
 
 
 def unit_counts(units: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -85,7 +114,7 @@ def _as_strings(units: np.ndarray, lengths: np.ndarray) -> list[str]:
         ranks = np.unique(units, return_inverse=True)[1].reshape(-1)
         if int(ranks.max()) >= CODE_POINTS:
             raise ValueError(f"a pair of rows holds more than {CODE_POINTS} distinct units")
-        units = ranks + 0x800 * (ranks >= 0xD800)
+        units = code_point(ranks)
     text = units.astype("<u4").tobytes().decode("utf-32-le")
     bounds = np.cumsum(lengths).tolist()
     return [text[end - length : end] for end, length in zip(bounds, lengths.tolist())]

@@ -13,8 +13,10 @@ separates words where it is a space, touches another whitespace character, or en
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
+from itertools import chain
 
 import numpy as np
 import torch
@@ -24,6 +26,7 @@ from ...arrays import kept_size, pack_kept
 from ...text.classes import SPACE, character_classes
 from ...text.code_points import PAD, kept_chars, shifted
 from ...text.word_ids import word_rows
+from .host_alignment import CODE_POINTS, code_points
 
 #: jiwer's ``RemoveMultipleSpaces``.
 _WHITESPACE_RUNS = re.compile(r"\s\s+")
@@ -39,24 +42,35 @@ def jiwer_words(text: str) -> list[str]:
     return [word for word in _WHITESPACE_RUNS.sub(" ", text).strip().split(" ") if word]
 
 
-def word_units(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """The words of each text (:func:`jiwer_words`) as ids, equal words equal ids, the texts' one after
-    another (1-D int64), and how many each text has.
+def word_strings(hypotheses: Sequence[str], references: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The words of each text (:func:`jiwer_words`) as a string of code points, one per word, equal words
+    of a pair equal code points (:func:`.host_alignment.code_point`).
 
     Example:
-        >>> ids, lengths = word_units(["a b a", "b"])
-        >>> ids.tolist(), lengths.tolist()
-        ([0, 1, 0, 1], [3, 1])
+        >>> word_strings(["a b a"], ["b c"])
+        (['\\x00\\x01\\x00'], ['\\x01\\x02'])
     """
-    words = [jiwer_words(text) for text in texts]
-    numbers: dict[str, int] = {}
-    ids = np.fromiter((numbers.setdefault(word, len(numbers)) for row in words for word in row), dtype=np.int64)
-    return ids, np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+    hyp_words = [jiwer_words(text) for text in hypotheses]
+    ref_words = [jiwer_words(text) for text in references]
+    pair_words = np.fromiter(map(len, hyp_words), np.int64, len(hyp_words))
+    pair_words += np.fromiter(map(len, ref_words), np.int64, len(ref_words))
+    ends = np.cumsum(pair_words).tolist()
+    hyp_strings, ref_strings = [], []
+    start = 0
+    while start < len(ends):
+        # pairs of at most CODE_POINTS words together (at least one pair): their words number fewer
+        stop = max(start + 1, bisect.bisect_right(ends, ends[start] - int(pair_words[start]) + CODE_POINTS))
+        words = chain.from_iterable([*hyp_words[start:stop], *ref_words[start:stop]])
+        codes = dict(zip(dict.fromkeys(words), code_points()))
+        hyp_strings += ["".join(map(codes.__getitem__, row)) for row in hyp_words[start:stop]]
+        ref_strings += ["".join(map(codes.__getitem__, row)) for row in ref_words[start:stop]]
+        start = stop
+    return hyp_strings, ref_strings
 
 
 def text_units(chars: Tensor, characters: bool) -> tuple[Tensor, Tensor]:
     """The units of rows of code points ``(M, W)`` (``PAD`` where a row holds none) on their device, as
-    :func:`word_units` makes them of strings: ``(M, L)`` int64 ids and ``(M,)`` int64 lengths.
+    :func:`word_strings` makes them of strings: ``(M, L)`` int64 ids and ``(M,)`` int64 lengths.
 
     Example:
         >>> from torch_bleu.text.code_points import rows_from_strings
