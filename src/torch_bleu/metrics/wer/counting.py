@@ -47,7 +47,7 @@ def sentence_error_counts(preds: Any, target: Any, config: WERConfig) -> Tensor:
         _one_reference_each(max(map(len, references), default=1), config)
         return torch.from_numpy(_string_counts(hypotheses, [refs[0] for refs in references], config.characters))
     if config.detokenizer is None:
-        ids = token_batch(preds, target, config.input_hint)
+        ids = token_batch(preds, target, config.input_hint).on_host()
         rows = stack_rows(ids.preds, ids.target, config.ignored_ids, ids.ref_present, ids.row_lengths, config.eos_ids)
         _one_reference_each(rows.tokens.shape[1] - 1, config)
         return _kept_id_counts(rows, ids.preds.shape[-1], ids.target.shape[-1])
@@ -74,9 +74,9 @@ def _string_counts(hypotheses: list[str], references: list[str], characters: boo
 def _kept_id_counts(rows: StackedRows, hyp_width: int, ref_width: int) -> Tensor:
     """The counts of the kept ids of stacked rows (a hypothesis, then its reference): on the host their
     rows one after another, else moved to the front of rows as wide as each side's input rows."""
-    width = rows.tokens.shape[-1]
-    tokens = rows.tokens.reshape(rows.lengths.numel(), width)  # sizes from shapes: rows may be empty
-    lengths = rows.lengths.reshape(-1)
+    batch, _, width = rows.tokens.shape
+    tokens = rows.tokens.reshape(2 * batch, width)  # sizes from shapes: rows may be empty
+    lengths = rows.lengths.reshape(2 * batch)
     if sizes_from_data(tokens):
         kept = to_host(tokens) if rows.keep is None else to_host(tokens)[to_host(rows.keep).reshape(tokens.shape)]
         return torch.from_numpy(unit_counts(kept.reshape(-1), to_host(lengths).astype(np.int64)))

@@ -65,23 +65,17 @@ def pair_counts(references: Sequence[str], hypotheses: Sequence[str]) -> np.ndar
         >>> pair_counts(["sitting", "ab"], ["kitten", "ba"]).tolist()
         [[4, 2, 1, 0], [1, 0, 1, 1]]
     """
-    batch = len(references)
-    ref_lengths = np.fromiter(map(len, references), dtype=np.int64, count=batch)
-    hyp_lengths = np.fromiter(map(len, hypotheses), dtype=np.int64, count=batch)
-    kept, new = "k" * int(ref_lengths.max(initial=0)), "n" * int(hyp_lengths.max(initial=0))
+    kept = "k" * max(map(len, references), default=0)
+    new = "n" * max(map(len, hypotheses), default=0)
     editops = Levenshtein.editops
-    alignments = [editops(reference, hypothesis) for reference, hypothesis in zip(references, hypotheses)]
-    out = np.empty((batch, 4), dtype=np.int64)
-    hits, substitutions, deletions, insertions = out.T
-    hits[:] = [
-        alignment.apply(kept[: len(reference)], new[: len(hypothesis)]).count("k")
-        for alignment, reference, hypothesis in zip(alignments, references, hypotheses)
-    ]
-    insertions[:] = list(map(len, alignments))  # the distance, for now
-    insertions += hits - ref_lengths
-    np.subtract(insertions + ref_lengths, hyp_lengths, out=deletions)
-    np.subtract(ref_lengths - hits, deletions, out=substitutions)
-    return out
+    counts: list[int] = []
+    for reference, hypothesis in zip(references, hypotheses):
+        alignment = editops(reference, hypothesis)
+        hits = alignment.apply(kept[: len(reference)], new[: len(hypothesis)]).count("k")
+        insertions = len(alignment) - len(reference) + hits
+        deletions = insertions + len(reference) - len(hypothesis)
+        counts += (hits, len(reference) - hits - deletions, deletions, insertions)
+    return np.array(counts, dtype=np.int64).reshape(len(counts) // 4, 4)
 
 
 def unit_counts(units: np.ndarray, lengths: np.ndarray) -> np.ndarray:

@@ -13,12 +13,10 @@ separates words where it is a space, touches another whitespace character, or en
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Sequence
 from itertools import chain
 
-import numpy as np
 import torch
 from torch import Tensor
 
@@ -35,10 +33,15 @@ _WHITESPACE_RUNS = re.compile(r"\s\s+")
 def jiwer_words(text: str) -> list[str]:
     """The words of ``text`` as jiwer's ``wer_default`` reads it.
 
+    A printable text has no whitespace but spaces (every other whitespace character is a separator or
+    a control character), so ``str.split`` reads it as jiwer does.
+
     Example:
         >>> jiwer_words(" a  b\\tc \\u00a0d\\u00a0\\u00a0e\\n")
         ['a', 'b\\tc', 'd', 'e']
     """
+    if text.isprintable():
+        return text.split()
     return [word for word in _WHITESPACE_RUNS.sub(" ", text).strip().split(" ") if word]
 
 
@@ -52,16 +55,18 @@ def word_strings(hypotheses: Sequence[str], references: Sequence[str]) -> tuple[
     """
     hyp_words = [jiwer_words(text) for text in hypotheses]
     ref_words = [jiwer_words(text) for text in references]
-    pair_words = np.fromiter(map(len, hyp_words), np.int64, len(hyp_words))
-    pair_words += np.fromiter(map(len, ref_words), np.int64, len(ref_words))
-    ends = np.cumsum(pair_words).tolist()
-    hyp_strings, ref_strings = [], []
-    start = 0
-    while start < len(ends):
+    hyp_strings: list[str] = []
+    ref_strings: list[str] = []
+    start, batch = 0, len(hyp_words)
+    while start < batch:
         # pairs of at most CODE_POINTS words together (at least one pair): their words number fewer
-        stop = max(start + 1, bisect.bisect_right(ends, ends[start] - int(pair_words[start]) + CODE_POINTS))
-        words = chain.from_iterable([*hyp_words[start:stop], *ref_words[start:stop]])
-        codes = dict(zip(dict.fromkeys(words), code_points()))
+        stop, words = start + 1, len(hyp_words[start]) + len(ref_words[start])
+        while stop < batch and words + len(hyp_words[stop]) + len(ref_words[stop]) <= CODE_POINTS:
+            words += len(hyp_words[stop]) + len(ref_words[stop])
+            stop += 1
+        codes = dict(
+            zip(dict.fromkeys(chain.from_iterable([*hyp_words[start:stop], *ref_words[start:stop]])), code_points())
+        )
         hyp_strings += ["".join(map(codes.__getitem__, row)) for row in hyp_words[start:stop]]
         ref_strings += ["".join(map(codes.__getitem__, row)) for row in ref_words[start:stop]]
         start = stop
