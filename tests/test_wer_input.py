@@ -115,3 +115,31 @@ def test_error_measures_take_integer_counts_of_any_container(counts, container):
 def test_error_measures_refuse_what_are_not_counts(counts):
     with pytest.raises((TypeError, ValueError), match="counts must"):
         error_measures(counts)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    rows=st.lists(
+        st.tuples(
+            *2 * [st.lists(st.sampled_from([-(2**63), -1, 0xD7FF, 0xD800, 0x10F7FF, 0x10F800, 2**40]), max_size=6)]
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+    dtype=st.sampled_from([torch.int64, torch.int32]),
+)
+def test_ids_of_any_value_are_counted_as_their_words(sizes, rows, dtype):
+    """Ids past the code points, negative and around the surrogates, as words, on the host and the device path."""
+    if dtype == torch.int32:
+        rows = [tuple([max(-(2**31), min(token, 2**31 - 1)) for token in row] for row in pair) for pair in rows]
+    width = max(len(row) for pair in rows for row in pair)
+    preds, target = (
+        torch.tensor([row + [7] * (width - len(row)) for row in side], dtype=dtype).reshape(len(rows), width)
+        for side in zip(*rows)
+    )
+    counts = word_error_counts(preds, target, ignore_ids=[7])
+    expected = []
+    for hypothesis, reference in rows:
+        out = jiwer.process_words(" ".join(map(str, reference)), " ".join(map(str, hypothesis)))
+        expected.append([out.hits, out.substitutions, out.deletions, out.insertions])
+    assert counts.tolist() == expected

@@ -3,7 +3,7 @@ ids), brought to units (:mod:`.units`), then aligned.
 
 Strings, and ids on the CPU, are counted on the host by rapidfuzz, as jiwer counts them
 (:mod:`.host_alignment`); ids on an accelerator, and subword ids decoded there by the detokenizer, are
-counted on their device, with sizes from shapes only (:mod:`.alignment`).
+counted on their device, with sizes from shapes only (:mod:`.alignment`, :mod:`.splits`).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from ...engine.rows import StackedRows, stack_rows
 from ...inputs.batch import SEQUENCES
 from ...inputs.ids import token_batch
 from ...inputs.strings import sentences, subword_batch
-from .alignment import error_counts
 from .config import WERConfig
 from .host_alignment import pair_counts, unit_counts
+from .splits import error_counts
 from .units import text_units, word_strings
 
 #: The columns of the counts, in order.

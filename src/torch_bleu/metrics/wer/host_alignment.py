@@ -102,13 +102,12 @@ def unit_counts(units: np.ndarray, lengths: np.ndarray) -> np.ndarray:
 
 
 def _as_strings(units: np.ndarray, lengths: np.ndarray) -> list[str]:
-    """Rows of integer units as strings, equal units equal code points (their dense ranks where they are
-    not all code points below the surrogates already)."""
-    if units.size and (int(units.min()) < 0 or int(units.max()) >= 0xD800):
-        ranks = np.unique(units, return_inverse=True)[1].reshape(-1)
-        if int(ranks.max()) >= CODE_POINTS:
+    """Rows of integer units as strings, equal units equal code points (:func:`code_point` of the units,
+    or of their dense ranks where some units lie outside ``0 .. CODE_POINTS - 1``)."""
+    if units.size and (int(units.min()) < 0 or int(units.max()) >= CODE_POINTS):
+        units = np.unique(units, return_inverse=True)[1].reshape(-1)
+        if int(units.max()) >= CODE_POINTS:
             raise ValueError(f"a pair of rows holds more than {CODE_POINTS} distinct units")
-        units = code_point(ranks)
-    text = units.astype("<u4").tobytes().decode("utf-32-le")
+    text = code_point(units).astype("<u4").tobytes().decode("utf-32-le")
     bounds = np.cumsum(lengths).tolist()
     return [text[end - length : end] for end, length in zip(bounds, lengths.tolist())]

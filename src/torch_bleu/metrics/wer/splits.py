@@ -49,15 +49,20 @@ def levels(ref_width: int, hyp_width: int) -> int:
     return cuts
 
 
-def split_counts(hyp: Tensor, hyp_lengths: Tensor, ref: Tensor, ref_lengths: Tensor) -> Tensor:
-    """``(B, 4)`` int64 counts of hypothesis rows ``(B, Lh)`` against reference rows ``(B, Lr)``, each
-    pair cut into pieces where rapidfuzz cuts it and each piece aligned on its own.
+def error_counts(hyp: Tensor, hyp_lengths: Tensor, ref: Tensor, ref_lengths: Tensor) -> Tensor:
+    """``(B, 4)`` int64 hits, substitutions, deletions and insertions of each hypothesis row ``(B, Lh)``
+    (its first ``hyp_lengths`` tokens) against its reference row ``(B, Lr)`` (its first ``ref_lengths``),
+    as jiwer counts them (rapidfuzz's alignment): each pair cut into pieces where rapidfuzz cuts it, and
+    each piece aligned on its own (:func:`.alignment.pair_counts`).
 
     Example:
-        >>> row = torch.arange(2100) % 7
-        >>> split_counts(row[None], torch.tensor([2100]), row.flip(0)[None], torch.tensor([2100])).tolist()
-        [[599, 1202, 299, 299]]
+        >>> rows = torch.tensor([[1, 2, 0], [5, 6, 7]])
+        >>> error_counts(rows[:1], torch.tensor([2]), torch.tensor([[0, 1, 9]]), torch.tensor([2])).tolist()
+        [[0, 2, 0, 0]]
+        >>> error_counts(rows, torch.tensor([2, 3]), torch.tensor([[1, 2], [5, 7]]), torch.tensor([2, 2])).tolist()
+        [[2, 0, 0, 0], [2, 0, 0, 1]]
     """
+    hyp_lengths, ref_lengths = hyp_lengths.long(), ref_lengths.long()
     batch, ref_width, hyp_width = hyp.shape[0], ref.shape[1], hyp.shape[1]
     cuts = levels(ref_width, hyp_width)
     zeros = torch.zeros_like(hyp_lengths)

@@ -1,4 +1,5 @@
-"""The units WER and CER count, as jiwer's default transforms make them: words or characters, as ids.
+"""The units WER and CER count, as jiwer's default transforms make them: words or characters, as code
+points (strings, for rapidfuzz on the host) or ids (decoded text on a device).
 
 Strings, as jiwer reads them (``wer_default``, ``cer_default``):
 
