@@ -114,7 +114,8 @@ def _cut(
     inside = rows <= pieces.ref_left[:, None]
     above = (ref_width - pieces.ref_left)[:, None]  # the rows of each matrix above its piece's
     forward = _column(grid, above + rows, half) + rows + half[:, None]
-    backward_grid = distances(_changes(*_reversed(pieces)), pieces.ref_left)
+    read_backwards = pieces.reversed()
+    backward_grid = distances(_changes(read_backwards.ref, read_backwards.hyp), pieces.ref_left)
     suffix_rows = pieces.ref_left[:, None] - rows
     backward = _column(backward_grid, above + suffix_rows, pieces.hyp_left - half)
     backward += suffix_rows + (pieces.hyp_left - half)[:, None]
@@ -137,12 +138,6 @@ def _cut(
         for first, first_length, second, second_length in halves
     )
     return cut, ref, hyp
-
-
-def _reversed(pieces: Middles) -> tuple[Tensor, Tensor]:
-    """The reference and hypothesis middles of ``pieces``, each read from its end."""
-    reversed_pieces = pieces.reversed()
-    return reversed_pieces.ref, reversed_pieces.hyp
 
 
 def _column(grid: Tensor, rows: Tensor, column: Tensor) -> Tensor:
