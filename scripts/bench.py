@@ -29,8 +29,9 @@ Workloads:
   SentencePiece ids (against decoding every row and calling sacrebleu) (``benchmarks/chrf.py``);
 * ``ter``: TER of 2 systems x 800 sentences from text, against sacrebleu's ``TER`` and torchmetrics'
   ``TranslationEditRate`` (``benchmarks/ter.py``);
-* ``wer``: WER of 4 systems as word sequences, from text against ``jiwer.wer`` and from padded id
-  batches against the usual loop (``tolist``, special ids dropped, ``jiwer``) (``benchmarks/wer.py``);
+* ``wer``: WER and CER of 4 systems, from text in batches of 8, 32, 128 and whole systems against
+  ``jiwer.wer`` and ``jiwer.cer``, and WER from padded id batches against the usual loop (``tolist``,
+  special ids dropped, ``jiwer``) (``benchmarks/wer.py``);
 * ``batches``: the cost of one ``update()`` at batch sizes 1, 8, 32, 128, 512 and a whole system, for
   BLEU, chrF++, TER, WER and CER from text and BLEU and WER from padded ids (ROUGE once
   ``torch_bleu.ROUGEScore`` exists), each against its peer's single call over the collected corpus

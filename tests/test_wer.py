@@ -55,7 +55,7 @@ SIZE_MODES = ["sizes from data", "static sizes"]
 
 @pytest.fixture(params=SIZE_MODES)
 def sizes(request, monkeypatch):
-    """Counted as on the CPU (NumPy, chunks of similar lengths) and as on an accelerator (PyTorch, sizes
+    """Counted as on the CPU (rapidfuzz, on the host) and as on an accelerator (PyTorch, sizes
     from shapes only)."""
     monkeypatch.setattr(arrays, "SIZES_FROM_DATA_ON_CPU", request.param == "sizes from data")
     return request.param

@@ -1,10 +1,12 @@
-"""The ``wer`` workload: WER of WMT17 systems as word sequences, from text and from padded id batches.
+"""The ``wer`` workload: WER and CER of WMT17 systems, from text and from padded id batches.
 
-From text: ``jiwer.wer(reference, lines)`` on each system against ``corpus_wer(lines, reference)``.
-From ids: each system's words as ids in padded batches (PAD, then an EOS and more tokens after it) of
-64 and 256 sentences and of the whole system at once, the usual loop (``tolist``, special ids dropped,
-words joined, ``jiwer`` on the batch's strings, its counts summed) against ``WERScore(ignore_ids=...,
-eos_id=...)`` updated with each batch. Scores are compared with jiwer's.
+From text: ``jiwer.wer(reference, lines)`` (``jiwer.cer``) once on each system against ``WERScore``
+(``CERScore``) updated with batches of 8, 32 and 128 lines, then computed, and against
+``corpus_wer(lines, reference)`` (``corpus_cer``) on the whole system. From ids: each system's words
+as ids in padded batches (PAD, then an EOS and more tokens after it) of 8, 32 and 128 sentences and
+of the whole system at once, the usual loop (``tolist``, special ids dropped, words joined, ``jiwer``
+on the batch's strings, its counts summed) against ``WERScore(ignore_ids=..., eos_id=...)`` updated
+with each batch. Scores are compared with jiwer's.
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ from .data import wmt17_text
 from .timing import median, time_interleaved
 from .workloads import Table
 
-#: Systems, and sentences in each batch of ids (``None``: the whole system in one batch).
-SYSTEMS, BATCHES = 4, (64, 256, None)
+#: Systems, and sentences in each batch (``None``: the whole system in one batch).
+SYSTEMS, BATCHES = 4, (8, 32, 128, None)
 PAD, EOS = 0, 1
 
 
@@ -71,11 +73,26 @@ def run_wer(args: argparse.Namespace, device: torch.device) -> dict | None:
         for batch in BATCHES
     }
 
-    def jiwer_text() -> list[float]:
-        return [jiwer.wer(reference, lines) for lines in systems]
+    def jiwer_text(unit: str) -> Callable[[], list[float]]:
+        measure = jiwer.cer if unit == "CER" else jiwer.wer
+        return lambda: [measure(reference, lines) for lines in systems]
 
-    def ours_text() -> list[float]:
-        return [float(torch_bleu.corpus_wer(lines, reference)) for lines in systems]
+    def ours_text(unit: str, batch: int | None) -> Callable[[], list[float]]:
+        corpus = torch_bleu.corpus_cer if unit == "CER" else torch_bleu.corpus_wer
+        metric_class = torch_bleu.CERScore if unit == "CER" else torch_bleu.WERScore
+
+        def run() -> list[float]:
+            if batch is None:
+                return [float(corpus(lines, reference)) for lines in systems]
+            scores = []
+            for lines in systems:
+                metric = metric_class()
+                for start in range(0, len(lines), batch):
+                    metric.update(lines[start : start + batch], reference[start : start + batch])
+                scores.append(float(metric.compute()))
+            return scores
+
+        return run
 
     def loop_ids(batch: int | None) -> Callable[[], list[float]]:
         def run() -> list[float]:
@@ -99,27 +116,33 @@ def run_wer(args: argparse.Namespace, device: torch.device) -> dict | None:
 
         return run
 
-    runs = {"jiwer, text": jiwer_text, "torch-bleu, text": ours_text}
+    runs: dict[str, Callable[[], list[float]]] = {}
+    for unit in ("WER", "CER"):
+        runs[f"jiwer, {unit} text"] = jiwer_text(unit)
+        for batch in BATCHES:
+            runs[f"torch-bleu, {unit} text, {_batch_name(batch)}"] = ours_text(unit, batch)
     for batch in BATCHES:
-        name = f"batches of {batch}" if batch else "whole systems"
-        runs[f"loop + jiwer, ids, {name}"] = loop_ids(batch)
-        runs[f"torch-bleu, ids, {name}"] = ours_ids(batch)
+        runs[f"loop + jiwer, ids, {_batch_name(batch)}"] = loop_ids(batch)
+        runs[f"torch-bleu, ids, {_batch_name(batch)}"] = ours_ids(batch)
     seconds, scores = time_interleaved(runs, args.repeats, device)
     table = Table(
-        f"WER of WMT17 en-de: {len(systems)} systems x {len(reference)} sentences, from text (one call per system) "
-        f"and from padded id batches ({device.type}, median of {args.repeats})",
+        f"WER and CER of WMT17 en-de: {len(systems)} systems x {len(reference)} sentences, from text (jiwer: one call "
+        f"per system) and from padded id batches ({device.type}, median of {args.repeats})",
         ["contender", "seconds", "torch-bleu is faster by", "largest score difference"],
     )
     for name in runs:
-        ours = "torch-bleu, text" if name.endswith("text") else "torch-bleu, ids, " + name.split(", ids, ")[1]
-        difference = max(abs(a - b) for a, b in zip(scores[name], scores["jiwer, text"]))
-        table.rows.append(
-            [
-                name,
-                f"{median(seconds[name]):.3f}",
-                f"{median(seconds[name]) / median(seconds[ours]):.2f}x",
-                f"{difference:.1e}",
-            ]
-        )
+        faster = ""
+        if name.startswith("torch-bleu"):
+            peer = (
+                f"jiwer, {name.split(', ')[1]}" if " text" in name else "loop + jiwer, ids, " + name.split(", ids, ")[1]
+            )
+            faster = f"{median(seconds[peer]) / median(seconds[name]):.2f}x"
+        expected = scores["jiwer, CER text" if "CER" in name else "jiwer, WER text"]
+        difference = max(abs(a - b) for a, b in zip(scores[name], expected))
+        table.rows.append([name, f"{median(seconds[name]):.3f}", faster, f"{difference:.1e}"])
     table.print()
     return {"seconds": seconds, "scores": scores, "table": table.rows}
+
+
+def _batch_name(batch: int | None) -> str:
+    return f"batches of {batch}" if batch else "whole systems"

@@ -1,14 +1,17 @@
 """WER's and CER's per-sentence counts of a batch: input checked by its kind (strings, ids, subword
-ids), brought to rows of units (:mod:`.units`), then aligned (:func:`.alignment.error_counts`).
+ids), brought to units (:mod:`.units`), then aligned.
 
-Strings are read on the host and counted on the CPU; ids, and subword ids decoded by the detokenizer,
-are counted on their device, with sizes from shapes only.
+Strings, and ids on the CPU, are counted on the host by rapidfuzz, as jiwer counts them
+(:mod:`.host_alignment`); ids on an accelerator, and subword ids decoded there by the detokenizer, are
+counted on their device, with sizes from shapes only (:mod:`.alignment`, :mod:`.splits`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+import torch
 from torch import Tensor
 
 from ...arrays import pack_kept, sizes_from_data, to_host
@@ -17,9 +20,10 @@ from ...engine.rows import StackedRows, stack_rows
 from ...inputs.batch import SEQUENCES
 from ...inputs.ids import token_batch
 from ...inputs.strings import sentences, subword_batch
-from .alignment import TokenRows, error_counts, rows_error_counts
 from .config import WERConfig
-from .units import text_units, unit_rows
+from .host_alignment import pair_counts, unit_counts
+from .splits import error_counts
+from .units import text_units, word_strings
 
 #: The columns of the counts, in order.
 COUNT_NAMES = ("hits", "substitutions", "deletions", "insertions")
@@ -37,43 +41,48 @@ def sentence_error_counts(preds: Any, target: Any, config: WERConfig) -> Tensor:
         >>> sentence_error_counts(["a b", "x y z"], ["b c", "x z"], WERConfig()).tolist()
         [[1, 0, 1, 1], [2, 0, 0, 1]]
     """
-    if config.detokenizer is None and _holds_strings(preds):
+    if config.detokenizer is None and _holds_text(preds):
+        config.check_text()
         hypotheses, references = sentences(preds, target, config.input_hint)
         _one_reference_each(max(map(len, references), default=1), config)
-        texts = [*hypotheses, *(refs[0] for refs in references)]
-        units, lengths = unit_rows(texts, config.characters)
-        batch = len(hypotheses)
-        return error_counts(units[:batch], lengths[:batch], units[batch:], lengths[batch:])
+        return torch.from_numpy(_string_counts(hypotheses, [refs[0] for refs in references], config.characters))
     if config.detokenizer is None:
-        ids = token_batch(preds, target, config.input_hint)
+        ids = token_batch(preds, target, config.input_hint).on_host()
         rows = stack_rows(ids.preds, ids.target, config.ignored_ids, ids.ref_present, ids.row_lengths, config.eos_ids)
         _one_reference_each(rows.tokens.shape[1] - 1, config)
-        return rows_error_counts(*_kept_rows(rows))
-    else:
-        ids = subword_batch(preds, target, config.input_hint)
-        rows = stack_rows(ids.preds, ids.target, config.ignored_ids, ids.ref_present, ids.row_lengths, config.eos_ids)
-        _one_reference_each(rows.tokens.shape[1] - 1, config)
-        chars = decoded_text(rows, ids.reference_chars, config.detokenizer)
-        units, lengths = text_units(chars.reshape(-1, chars.shape[-1]), config.characters)
-    units = units.reshape(units.shape[0] // 2, 2, units.shape[-1])
-    lengths = lengths.reshape(-1, 2)
-    return error_counts(units[:, 0], lengths[:, 0], units[:, 1], lengths[:, 1])
+        return _kept_id_counts(rows, ids.preds.shape[-1], ids.target.shape[-1])
+    ids = subword_batch(preds, target, config.input_hint)
+    rows = stack_rows(ids.preds, ids.target, config.ignored_ids, ids.ref_present, ids.row_lengths, config.eos_ids)
+    _one_reference_each(rows.tokens.shape[1] - 1, config)
+    chars = decoded_text(rows, ids.reference_chars, config.detokenizer)
+    units, lengths = text_units(chars.reshape(2 * chars.shape[0], chars.shape[-1]), config.characters)
+    if sizes_from_data(units):
+        kept = torch.arange(units.shape[-1]) < lengths[:, None]
+        return torch.from_numpy(unit_counts(units.numpy()[kept.numpy()], lengths.numpy()))
+    return error_counts(units[0::2], lengths[0::2], units[1::2], lengths[1::2])
 
 
-def _kept_rows(rows: StackedRows) -> tuple[TokenRows, TokenRows]:
-    """The kept ids of the hypotheses and of the references: on the host one row after another, else
-    moved to the front of their rows."""
-    width = rows.tokens.shape[-1]
-    tokens = rows.tokens.reshape(rows.lengths.numel(), width)  # sizes from shapes: rows may be empty
+def _string_counts(hypotheses: list[str], references: list[str], characters: bool) -> np.ndarray:
+    """The counts of strings, as jiwer's ``cer_default`` (the ends stripped, every code point a unit) or
+    ``wer_default`` (:func:`.units.jiwer_words`) reads them."""
+    if characters:
+        return pair_counts([text.strip() for text in references], [text.strip() for text in hypotheses])
+    hyp_words, ref_words = word_strings(hypotheses, references)
+    return pair_counts(ref_words, hyp_words)
+
+
+def _kept_id_counts(rows: StackedRows, hyp_width: int, ref_width: int) -> Tensor:
+    """The counts of the kept ids of stacked rows (a hypothesis, then its reference): on the host their
+    rows one after another, else moved to the front of rows as wide as each side's input rows."""
+    batch, _, width = rows.tokens.shape
+    tokens = rows.tokens.reshape(2 * batch, width)  # sizes from shapes: rows may be empty
+    lengths = rows.lengths.reshape(2 * batch)
     if sizes_from_data(tokens):
-        lengths = to_host(rows.lengths).reshape(-1)
         kept = to_host(tokens) if rows.keep is None else to_host(tokens)[to_host(rows.keep).reshape(tokens.shape)]
-        every = TokenRows.flat(kept.reshape(-1), lengths)
-        return every.subset(slice(0, None, 2)), every.subset(slice(1, None, 2))
-    lengths = rows.lengths.reshape(-1)
+        return torch.from_numpy(unit_counts(kept.reshape(-1), to_host(lengths).astype(np.int64)))
     if rows.keep is not None:
         (tokens,) = pack_kept(rows.keep.reshape(tokens.shape), width, (tokens, 0))
-    return TokenRows.padded(tokens[0::2], lengths[0::2]), TokenRows.padded(tokens[1::2], lengths[1::2])
+    return error_counts(tokens[0::2, :hyp_width], lengths[0::2], tokens[1::2, :ref_width], lengths[1::2])
 
 
 def _one_reference_each(references: int, config: WERConfig) -> None:
@@ -83,6 +92,10 @@ def _one_reference_each(references: int, config: WERConfig) -> None:
         )
 
 
-def _holds_strings(preds: object) -> bool:
-    """Whether ``preds`` is a list of strings (or a string, which :func:`sentences` refuses with advice)."""
-    return isinstance(preds, str) or (isinstance(preds, SEQUENCES) and bool(preds) and isinstance(preds[0], str))
+def _holds_text(preds: object) -> bool:
+    """Whether ``preds`` is a list of strings, or something :func:`sentences` refuses with advice (a string,
+    lists of words)."""
+    if isinstance(preds, str):
+        return True
+    first = preds[0] if isinstance(preds, SEQUENCES) and preds else None
+    return isinstance(first, str) or (isinstance(first, SEQUENCES) and bool(first) and isinstance(first[0], str))

@@ -12,7 +12,7 @@ from torch import Tensor
 from ..base import ExactMetric, ExactMetricArguments
 from .config import CERConfig, WERConfig, WEROptions
 from .counting import COUNT_NAMES, sentence_error_counts
-from .score import ErrorMeasures, error_measures, error_rate
+from .score import ErrorMeasures, error_rate, measures_of
 
 if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
@@ -94,7 +94,7 @@ class WERScore(ExactMetric):
             [0.25, 0.25, 0.4375, 0.5625]
         """
         with self.sync_context(dist_sync_fn=self.dist_sync_fn, should_sync=self._to_sync, should_unsync=True):
-            return error_measures(torch.stack([getattr(self, name) for name in self.state_names], -1))
+            return measures_of(torch.stack([getattr(self, name) for name in self.state_names], -1))
 
 
 class CERScore(WERScore):

@@ -13,7 +13,7 @@ Counts of a whole corpus give jiwer's corpus measures (totals over totals, not m
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import torch
 from torch import Tensor
@@ -50,17 +50,45 @@ def error_rate(counts: Tensor) -> Tensor:
     return torch.where(reference > 0, rate, insertions.double())
 
 
-def error_measures(counts: Tensor) -> ErrorMeasures:
+def error_measures(counts: Any) -> ErrorMeasures:
     """WER, MER, WIL and WIP of counts ``(..., 4)`` (hits, substitutions, deletions, insertions), each
     float64 of shape ``(...)``, as jiwer's ``process_words`` computes them (and in its order of operations).
 
-    Pass summed counts for corpus measures, per-sentence counts for each sentence's.
+    Pass summed counts for corpus measures, per-sentence counts for each sentence's: a tensor, a NumPy
+    array or (nested) lists of non-negative integers.
 
     Example:
         >>> measures = error_measures(torch.tensor([4, 1, 1, 2]))   # 6 reference words, 7 hypothesis words
         >>> [round(value.item(), 4) for value in measures]
         [0.6667, 0.5, 0.619, 0.381]
+        >>> error_measures([4.0, 1, 1, 2])
+        Traceback (most recent call last):
+        ...
+        TypeError: counts must hold integers (hits, substitutions, deletions, insertions), got torch.float32
     """
+    return measures_of(checked_counts(counts))
+
+
+def checked_counts(counts: Any) -> Tensor:
+    """``counts`` as an integer tensor ``(..., 4)`` of non-negative counts, refused with a clear error
+    otherwise (their values are read where they lie: on a device, that waits for it)."""
+    what = "counts must hold integers (hits, substitutions, deletions, insertions)"
+    try:
+        given: Tensor = counts if isinstance(counts, Tensor) else torch.as_tensor(counts)
+    except (TypeError, ValueError, RuntimeError):
+        raise TypeError(f"{what}: a tensor, a NumPy array or lists, got {type(counts).__name__}") from None
+    if given.dtype == torch.bool or given.is_floating_point() or given.is_complex():
+        raise TypeError(f"{what}, got {given.dtype}")
+    if not given.ndim or given.shape[-1] != 4:
+        raise ValueError(f"{what} in a last dimension of 4, got shape {tuple(given.shape)}")
+    given = given.long()
+    if given.device.type != "meta" and bool((given < 0).any()):
+        raise ValueError("counts must be non-negative (and below 2**63)")
+    return given
+
+
+def measures_of(counts: Tensor) -> ErrorMeasures:
+    """:func:`error_measures` of counts known to be right (a metric's states)."""
     hits, substitutions, deletions, insertions = counts.long().unbind(-1)
     reference = hits + substitutions + deletions
     hypothesis = hits + substitutions + insertions

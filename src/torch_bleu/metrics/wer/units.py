@@ -1,4 +1,5 @@
-"""The units WER and CER count, as jiwer's default transforms make them: words or characters, as ids.
+"""The units WER and CER count, as jiwer's default transforms make them: words or characters, as code
+points (strings, for rapidfuzz on the host) or ids (decoded text on a device).
 
 Strings, as jiwer reads them (``wer_default``, ``cer_default``):
 
@@ -15,15 +16,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import chain
 
-import numpy as np
 import torch
 from torch import Tensor
 
 from ...arrays import kept_size, pack_kept
 from ...text.classes import SPACE, character_classes
-from ...text.code_points import PAD, kept_chars, shifted, utf32
+from ...text.code_points import PAD, kept_chars, shifted
 from ...text.word_ids import word_rows
+from .host_alignment import CODE_POINTS, code_points
 
 #: jiwer's ``RemoveMultipleSpaces``.
 _WHITESPACE_RUNS = re.compile(r"\s\s+")
@@ -32,48 +34,49 @@ _WHITESPACE_RUNS = re.compile(r"\s\s+")
 def jiwer_words(text: str) -> list[str]:
     """The words of ``text`` as jiwer's ``wer_default`` reads it.
 
+    A printable text has no whitespace but spaces (every other whitespace character is a separator or
+    a control character), so ``str.split`` reads it as jiwer does.
+
     Example:
         >>> jiwer_words(" a  b\\tc \\u00a0d\\u00a0\\u00a0e\\n")
         ['a', 'b\\tc', 'd', 'e']
     """
+    if text.isprintable():
+        return text.split()
     return [word for word in _WHITESPACE_RUNS.sub(" ", text).strip().split(" ") if word]
 
 
-def unit_rows(texts: Sequence[str], characters: bool) -> tuple[Tensor, Tensor]:
-    """``(N, L)`` int64 ids of the words (or characters) of each text, equal units equal ids, and ``(N,)``
-    how many each text has.
+def word_strings(hypotheses: Sequence[str], references: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The words of each text (:func:`jiwer_words`) as a string of code points, one per word, equal words
+    of a pair equal code points (:func:`.host_alignment.code_point`).
 
     Example:
-        >>> ids, lengths = unit_rows(["a b a", "b"], characters=False)
-        >>> ids.tolist(), lengths.tolist()
-        ([[0, 1, 0], [1, 0, 0]], [3, 1])
-        >>> unit_rows([" ab "], characters=True)[0].tolist()
-        [[97, 98]]
+        >>> word_strings(["a b a"], ["b c"])
+        (['\\x00\\x01\\x00'], ['\\x01\\x02'])
     """
-    if characters:
-        stripped = [text.strip() for text in texts]
-        units = utf32(stripped).astype(np.int64)
-        lengths = np.fromiter(map(len, stripped), dtype=np.int64, count=len(stripped))
-    else:
-        words = [jiwer_words(text) for text in texts]
-        numbers: dict[str, int] = {}
-        units = np.array([numbers.setdefault(word, len(numbers)) for row in words for word in row], dtype=np.int64)
-        lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
-    return torch.from_numpy(_padded(units, lengths)), torch.from_numpy(lengths)
-
-
-def _padded(flat: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Rows of ``lengths`` entries each, one after another in ``flat``, padded with 0."""
-    padded = np.zeros((lengths.shape[0], int(lengths.max(initial=0))), dtype=np.int64)
-    starts = np.cumsum(lengths) - lengths
-    column = np.arange(flat.shape[0]) - np.repeat(starts, lengths)
-    padded[np.repeat(np.arange(lengths.shape[0]), lengths), column] = flat
-    return padded
+    hyp_words = [jiwer_words(text) for text in hypotheses]
+    ref_words = [jiwer_words(text) for text in references]
+    hyp_strings: list[str] = []
+    ref_strings: list[str] = []
+    start, batch = 0, len(hyp_words)
+    while start < batch:
+        # pairs of at most CODE_POINTS words together (at least one pair): their words number fewer
+        stop, words = start + 1, len(hyp_words[start]) + len(ref_words[start])
+        while stop < batch and words + len(hyp_words[stop]) + len(ref_words[stop]) <= CODE_POINTS:
+            words += len(hyp_words[stop]) + len(ref_words[stop])
+            stop += 1
+        codes = dict(
+            zip(dict.fromkeys(chain.from_iterable([*hyp_words[start:stop], *ref_words[start:stop]])), code_points())
+        )
+        hyp_strings += ["".join(map(codes.__getitem__, row)) for row in hyp_words[start:stop]]
+        ref_strings += ["".join(map(codes.__getitem__, row)) for row in ref_words[start:stop]]
+        start = stop
+    return hyp_strings, ref_strings
 
 
 def text_units(chars: Tensor, characters: bool) -> tuple[Tensor, Tensor]:
     """The units of rows of code points ``(M, W)`` (``PAD`` where a row holds none) on their device, as
-    :func:`unit_rows` makes them of strings: ``(M, L)`` int64 ids and ``(M,)`` int64 lengths.
+    :func:`word_strings` makes them of strings: ``(M, L)`` int64 ids and ``(M,)`` int64 lengths.
 
     Example:
         >>> from torch_bleu.text.code_points import rows_from_strings
