@@ -3,7 +3,8 @@ word ids.
 
 Each piece is checked against a plain Python statement of what it computes, on NumPy arrays and on
 tensors, with sizes read from the data and with sizes from shapes alone (as on an accelerator), and
-with keys too narrow for one stage (so that the staged path runs), and with tokens ranked within each pair.
+with keys too narrow for one stage (so that the staged path runs), with the pairs sorted whole and as short
+rows, and with tokens ranked within each pair.
 """
 
 from __future__ import annotations
@@ -56,12 +57,15 @@ pair_lists = st.lists(st.tuples(token_rows, token_rows), max_size=6)
     max_order=st.integers(1, 7),
     unused=st.integers(0, 4),
     key_bits=st.sampled_from([63, 24]),
+    segmented=st.booleans(),
     within_pairs=st.booleans(),
 )
 @pytest.mark.parametrize("kind", KINDS)
-def test_pair_matches_are_clipped_counts(kind, pairs, max_order, unused, key_bits, within_pairs):
+def test_pair_matches_are_clipped_counts(kind, pairs, max_order, unused, key_bits, segmented, within_pairs):
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setattr(keys, "KEY_BITS", key_bits)  # 24: several stages
+        if segmented or within_pairs:  # on the host, the pairs sorted as short rows, as in a long stream
+            monkeypatch.setattr(flat_pairs, "SEGMENTED_FROM_SLOTS", 0)
         if within_pairs:  # ranked within each pair on the host, wherever those keys fit
             monkeypatch.setattr(flat_pairs, "_one_stage", lambda *_: False)
         tokens, rows = [], []

@@ -1,6 +1,7 @@
 """Exact word ids through a hash table (:mod:`torch_bleu.text.word_table`), against numbering the words in
-Python: random words over small and large alphabets, and with every word forced into one slot or every
-hash forced equal, so that the checked rounds and the dictionary at the end do all the work."""
+Python: random words over small and large alphabets, by the dictionary that numbers a few words and by
+the table (the dictionary's bound set to 0), and with every word forced into one slot or every hash
+forced equal, so that the checked rounds and the dictionary at the end do all the work."""
 
 from __future__ import annotations
 
@@ -37,15 +38,23 @@ def ids_of(words: list[list[int]]) -> tuple[list[int], int]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(words=word_lists())
-def test_ids_number_the_words_in_order_of_first_appearance(words):
-    assert ids_of(words) == numbered_in_python(words)
+@given(words=word_lists(), dictionary_words=st.sampled_from([0, 3, word_table.DICTIONARY_WORDS]))
+def test_ids_number_the_words_in_order_of_first_appearance(words, dictionary_words):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(word_table, "DICTIONARY_WORDS", dictionary_words)
+        assert ids_of(words) == numbered_in_python(words)
+
+
+def test_a_non_contiguous_stream_of_any_integer_dtype():
+    codes = np.array([5, 0, 6, 0, 5, 0, 6, 0, 5, 0], dtype=np.int16)[::2]  # "ab ab a"
+    assert word_ids(codes, np.array([0, 2, 4]))[0].tolist() == [0, 0, 1]
 
 
 @settings(max_examples=100, deadline=None)
 @given(words=word_lists())
 def test_words_in_one_slot_go_through_every_round_to_the_dictionary(words):
     with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(word_table, "DICTIONARY_WORDS", 0)
         patch.setattr(word_table, "ROUND_MIXERS", (np.uint64(0),) * 3)  # every word: slot 0
         assert ids_of(words) == numbered_in_python(words)
 
@@ -54,11 +63,13 @@ def test_words_in_one_slot_go_through_every_round_to_the_dictionary(words):
 @given(words=word_lists())
 def test_equal_hashes_are_told_apart_by_the_characters(words):
     with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(word_table, "DICTIONARY_WORDS", 0)
         patch.setattr(word_table, "_hashes", lambda codes, first, last: np.zeros(first.shape[0], np.uint64))
         assert ids_of(words) == numbered_in_python(words)
 
 
 def test_stream_longer_than_the_powers_kept(monkeypatch):
+    monkeypatch.setattr(word_table, "DICTIONARY_WORDS", 0)
     monkeypatch.setattr(word_table, "POWERS_KEPT", 8)
     monkeypatch.setattr(word_table, "_powers", (np.ones(1, dtype=np.uint64),) * 2)
     words = [[7, 8], [9] * 20, [7, 8], [9] * 19]

@@ -204,7 +204,7 @@ class ExactMetric(Metric):
         if self.keep_sentences:
             getattr(self, KEPT).append(sentence_rows(self.pack(statistics), weight, rows))
         for name, values in zip(self.state_names, counted):  # summed where counted: NumPy arrays on the host
-            getattr(self, name).add_(as_tensor(values, self.device).sum(0))
+            getattr(self, name).add_(as_tensor(values.sum(0), self.device))
 
     @within_cpu_share
     def compute(self) -> Tensor:

@@ -33,7 +33,9 @@ def line_stream(lines: Sequence[str]) -> np.ndarray:
         [-1, 97, 98, -1, -1, 99]
     """
     lengths = np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))
-    return np.insert(utf32(lines), lengths.cumsum() - lengths, PAD)
+    stream = utf32(["\0".join(["", *lines])]).copy()  # a NUL before each line, then PAD in its place
+    stream[(lengths + 1).cumsum() - lengths - 1] = PAD
+    return stream
 
 
 def tokenized_lines(lines: Sequence[str], tokenize: str, lowercase: bool = False) -> TokenStream:

@@ -12,11 +12,9 @@ from typing import Any
 import torch
 
 from ...arrays import as_tensor, sizes_from_data_on
-from ...detokenize.pipeline import detokenized_rows
 from ...engine import RowStream, clipped_matches, stack_rows
 from ...inputs.batch import TokenBatch
 from ...inputs.ids import token_batch
-from ...inputs.strings import subword_batch, words_batch
 from .config import BLEUConfig
 from .statistics import SentenceStatistics, assemble_statistics
 
@@ -40,11 +38,14 @@ def input_batch(
         [0, 1, 2, 3, 0, 1, 2, 4]
     """
     hint = config.input_hint
-    if config.detokenizer is not None:
-        return subword_batch(preds, target, hint)
     if config.tokenize is None:
         batch = token_batch(preds, target, hint)
         return batch.on_host() if on_host else batch
+    # text and subword ids import their layers when first counted: ids need neither
+    from ...inputs.strings import subword_batch, words_batch
+
+    if config.detokenizer is not None:
+        return subword_batch(preds, target, hint)
     device = device or torch.device("cpu")
     host = on_host and sizes_from_data_on(device)
     return words_batch(preds, target, config.tokenize, config.lowercase, None if host else device, hint)
@@ -66,6 +67,8 @@ def count_statistics(batch: TokenBatch | RowStream, config: BLEUConfig, algorith
     )
     present = batch.references_present(rows.lengths[:, 1:])  # decided on the ids, before any decoding
     if config.detokenizer is not None:
+        from ...detokenize.pipeline import detokenized_rows
+
         assert config.tokenize is not None  # a detokenizer's tokenizer is resolved by the config
         rows = detokenized_rows(rows, batch.reference_chars, config.detokenizer, config.tokenize)
     matches = clipped_matches(rows, config.statistics_order, algorithm)[:, 0]
