@@ -28,21 +28,34 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from ...arrays import running_min_from_end
+from ...arrays import sizes_from_data
 
 #: Table cells (pairs x reference words x prediction words) of one chunk of :func:`union_lcs_marks`.
 CHUNK_CELLS = 2**24
+#: On the host, pairs are taken in groups of this many of similar reference lengths, each group's rows
+#: cut to its longest: long rows then cost only their own group's steps.
+GROUP = 128
 
 
-def lcs_lengths(ref: Tensor, pred: Tensor) -> Tensor:
+def lcs_lengths(ref: Tensor, ref_length: Tensor, pred: Tensor, pred_length: Tensor) -> Tensor:
     """``(P,)`` int64 lengths of the longest common subsequences of padded rows ``ref`` ``(P, Lr)`` and
-    ``pred`` ``(P, Lp)`` (pads: two different negative numbers).
+    ``pred`` ``(P, Lp)`` of ``ref_length`` and ``pred_length`` ``(P,)`` words (pads: two different
+    negative numbers).
 
     Example:
         >>> ref, pred = torch.tensor([[1, 2, 3, 4], [5, 6, -1, -1]]), torch.tensor([[2, 4, 3, -2], [6, 5, 6, 5]])
-        >>> lcs_lengths(ref, pred).tolist()
+        >>> lcs_lengths(ref, torch.tensor([4, 2]), pred, torch.tensor([3, 4])).tolist()
         [2, 2]
     """
+    if sizes_from_data(ref) and ref.shape[0] > GROUP:
+        lengths = torch.zeros(ref.shape[0], dtype=torch.long)
+        for rows, (ref_rows, pred_rows) in _groups(ref_length, pred_length, (ref,), (pred,)):
+            lengths[rows] = _lcs_lengths(ref_rows, pred_rows)
+        return lengths
+    return _lcs_lengths(ref, pred)
+
+
+def _lcs_lengths(ref: Tensor, pred: Tensor) -> Tensor:
     if ref.shape[1] > pred.shape[1]:  # symmetric in its rows: step along the shorter one
         ref, pred = pred, ref
     pairs, width = pred.shape
@@ -52,6 +65,21 @@ def lcs_lengths(ref: Tensor, pred: Tensor) -> Tensor:
         candidates = torch.where(match, row[:, :-1] + 1, row[:, 1:])
         row[:, 1:] = candidates.cummax(-1).values
     return row[:, -1].long()
+
+
+def _groups(
+    ref_length: Tensor, pred_length: Tensor, ref_rows: tuple[Tensor, ...], pred_rows: tuple[Tensor, ...]
+) -> list[tuple[Tensor, tuple[Tensor, ...]]]:
+    """The pairs in groups of :data:`GROUP` by reference length: each group's pairs, then its rows (and
+    lengths) cut to the group's longest reference and prediction."""
+    order = torch.argsort(ref_length, stable=True)
+    groups = []
+    for first in range(0, order.shape[0], GROUP):
+        rows = order[first : first + GROUP]
+        ref_width, pred_width = int(ref_length[rows].max()), int(pred_length[rows].max())
+        cut = [values[rows, :ref_width] for values in ref_rows] + [values[rows, :pred_width] for values in pred_rows]
+        groups.append((rows, tuple(cut)))
+    return groups
 
 
 def union_lcs_marks(
@@ -70,6 +98,16 @@ def union_lcs_marks(
         [[1, 1, 1, 1, 1]]
     """
     pairs, ref_width = ref.shape
+    if sizes_from_data(ref) and pairs > GROUP:
+        marks = torch.zeros((pairs, ref_width), dtype=torch.bool)
+        for rows, (ref_rows, ref_sentences, pred_rows, pred_sentences) in _groups(
+            ref_length, pred_length, (ref, ref_sentence), (pred, pred_sentence)
+        ):
+            found = _union_lcs_marks(
+                ref_rows, ref_sentences, ref_length[rows], pred_rows, pred_sentences, pred_length[rows]
+            )
+            marks[rows, : found.shape[1]] = found
+        return marks
     step = max(1, CHUNK_CELLS // max(1, ref_width * pred.shape[1]))
     if pairs <= step:
         return _union_lcs_marks(ref, ref_sentence, ref_length, pred, pred_sentence, pred_length)
@@ -94,50 +132,46 @@ def _boundaries(sentence: Tensor, length: Tensor) -> tuple[Tensor, Tensor]:
     return first, last & inside
 
 
-def _shifted_right(values: Tensor, fill: int | bool) -> Tensor:
-    """``values[:, j - 1]`` at column ``j``, ``fill`` at column 0."""
-    return torch.nn.functional.pad(values[:, :-1], (1, 0), value=fill)
-
-
-def _shifted_left(values: Tensor, fill: int | bool) -> Tensor:
-    """``values[:, j + 1]`` at column ``j``, ``fill`` at the last column."""
-    return torch.nn.functional.pad(values[:, 1:], (0, 1), value=fill)
-
-
 def _union_lcs_marks(
     ref: Tensor, ref_sentence: Tensor, ref_length: Tensor, pred: Tensor, pred_sentence: Tensor, pred_length: Tensor
 ) -> Tensor:
     pairs, ref_width = ref.shape
     pred_width = pred.shape[1]
+    device = ref.device
     ref_first, ref_last = _boundaries(ref_sentence, ref_length)
     pred_first, pred_last = _boundaries(pred_sentence, pred_length)
+    pred_inner = (~pred_first).int()
     # each prediction sentence's running maximum starts above every earlier one's values
-    lift = pred_first.long().cumsum(-1) * (ref_width + 1)
-    matches = torch.empty((ref_width, pairs, pred_width), dtype=torch.bool, device=ref.device)
-    lefts = torch.empty_like(matches)
-    above = torch.zeros((pairs, pred_width), dtype=torch.long, device=ref.device)
+    lift = pred_first.int().cumsum(-1, dtype=torch.int32) * (ref_width + 1)
+    ref_inner = (~ref_first).int().t()[:, :, None]  # (Lr, P, 1): 0 where a reference sentence begins
+    # table[i + 1] = t[i + 1][1:] of each pair's blocks; table[0] = 0
+    table = torch.zeros((ref_width + 1, pairs, pred_width), dtype=torch.int32, device=device)
+    matches = pred[None] == ref.t()[:, :, None]  # (Lr, P, Lp)
     for i in range(ref_width):
-        above = torch.where(ref_first[:, i, None], 0, above)  # t[i-1][j] within the block
-        diagonal = torch.where(pred_first, 0, _shifted_right(above, 0))  # t[i-1][j-1]
-        match = pred == ref[:, i, None]
-        row = (torch.where(match, diagonal + 1, above) + lift).cummax(-1).values - lift
-        before = torch.where(pred_first, 0, _shifted_right(row, 0))  # t[i][j-1]
-        matches[i] = match
-        lefts[i] = ~match & (before > above)
-        above = row
+        above = table[i] * ref_inner[i]  # t[i-1][j] within the block
+        diagonal = torch.nn.functional.pad(above[:, :-1], (1, 0)) * pred_inner  # t[i-1][j-1]
+        row = torch.where(matches[i], diagonal + 1, above) + lift
+        torch.cummax(row, -1, out=(table[i + 1], torch.empty_like(row, dtype=torch.long)))
+        table[i + 1] -= lift
+    above = table[:-1] * ref_inner
+    before = torch.nn.functional.pad(table[1:, :, :-1], (1, 0)) * pred_inner  # t[i][j-1]
+    lefts = ~matches & (before > above)
+    ups = ~matches & ~lefts
+    stops = lefts.logical_not_() | pred_first  # a run along the prediction ends at these cells
 
-    column = torch.arange(pred_width, device=ref.device)
-    beyond = torch.full_like(column, pred_width)
-    marks = torch.empty((pairs, ref_width), dtype=torch.bool, device=ref.device)
-    entering = torch.zeros((pairs, pred_width), dtype=torch.bool, device=ref.device)
+    # from here on the prediction runs backwards: column c is word Lp - 1 - c
+    matches, ups, stops = matches.flip(-1), ups.flip(-1), stops.flip(-1)
+    first_reversed, last_reversed = pred_first.flip(-1), pred_last.flip(-1)
+    column = torch.arange(pred_width, device=device, dtype=torch.int32)
+    # the nearest stop after each word (in the prediction's order), as a reversed column; -1: none
+    last_stop = torch.nn.functional.pad(torch.where(stops, column, -1).cummax(-1).values[..., :-1], (1, 0), value=-1)
+    marks = torch.empty((ref_width, pairs), dtype=torch.bool, device=device)
+    entering = torch.zeros((pairs, pred_width), dtype=torch.bool, device=device)
     for i in reversed(range(ref_width)):
-        entries = entering | (ref_last[:, i, None] & pred_last)
-        stops = ~lefts[i] | pred_first  # a run along the prediction ends at these cells
-        next_entry = running_min_from_end(torch.where(entries, column, beyond))
-        next_stop = _shifted_left(running_min_from_end(torch.where(stops, column, beyond)), pred_width)
-        on_path = next_entry < next_stop
+        entries = entering | (ref_last[:, i, None] & last_reversed)
+        on_path = torch.where(entries, column, -1).cummax(-1).values > last_stop[i]
         diagonal = on_path & matches[i]
-        marks[:, i] = diagonal.any(-1)
-        up = on_path & ~matches[i] & ~lefts[i]
-        entering = (up | _shifted_left(diagonal & ~pred_first, False)) & ~ref_first[:, i, None]
-    return marks
+        marks[i] = diagonal.any(-1)
+        from_diagonal = torch.nn.functional.pad((diagonal & ~first_reversed)[:, :-1], (1, 0))
+        entering = ((on_path & ups[i]) | from_diagonal) & ref_inner[i].bool()
+    return marks.t()

@@ -74,7 +74,7 @@ def pair_statistics(pairs: WordPairs, orders: tuple[int, ...]) -> Tensor:
             hits = ngram_hits[:, order - 1]
             counts = [(lengths - order + 1).clamp(min=0) for lengths in (pairs.pred_lengths, pairs.ref_lengths)]
         elif order == 0:
-            hits = lcs_lengths(ref, pred)
+            hits = lcs_lengths(ref, pairs.ref_lengths, pred, pairs.pred_lengths)
             counts = [pairs.pred_lengths, pairs.ref_lengths]
         else:
             union = union_lcs_marks(
