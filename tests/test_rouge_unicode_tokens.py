@@ -130,3 +130,16 @@ def test_every_assigned_character_in_every_context():
     texts = [context.format(c, c) for c in map(chr, range(0x110000)) if assigned(c) for context in contexts]
     assert unicode_token_lists(texts) == [WORDS.tokenize(text) for text in texts]
     assert char_token_lists(texts) == [CHARACTERS.tokenize(text) for text in texts]
+
+
+def test_words_ask_for_a_regex_release_with_uax29_boundaries(monkeypatch):
+    from torch_bleu.metrics.rouge import unicode_tokens as module
+
+    monkeypatch.setattr(module.regex, "__version__", "2026.11.15")
+    module._check_word_boundaries.cache_clear()
+    try:
+        with pytest.raises(ImportError, match=r"regex>=2026\.11\.18"):
+            unicode_tokens("a")
+        assert char_tokens("a") == ["a"]  # the grapheme clusters are written out, any release will do
+    finally:
+        module._check_word_boundaries.cache_clear()

@@ -16,7 +16,9 @@ The word boundaries are the ones of the Rust crate ``unicode-segmentation`` that
 which follow UAX #29 except in one place: a zero width joiner followed by an emoji (an
 ``Extended_Pictographic`` character) ends the word right after the emoji, and ties it to a word
 before it even across a single punctuation mark (``"a:<ZWJ><emoji>"`` is one piece, where UAX #29 breaks
-before the colon). Both are rules here; the rest are those of the ``regex`` package's ``(?w)\\b``. The
+before the colon). Both are rules here; the rest are those of the ``regex`` package's ``(?w)\\b``,
+which follows UAX #29 from its release 2026.11.18 on (earlier releases break words elsewhere too, so
+the words ask for that release or a later one and raise an ``ImportError`` that says so). The
 grapheme clusters are written out below from UAX #29's rules, because the ``regex`` package's ``\\X``
 follows a later version of the Indic conjunct rule (GB9c) than rouge-score-rs.
 
@@ -29,18 +31,20 @@ the case folding of a character fixed once it is assigned, so tokens can differ 
 a character that
 
 * was assigned after Python's ``unicodedata`` version and has a compatibility or canonical
-  decomposition or a case folding: it is then neither decomposed nor folded here (from Unicode 15.0:
-  the Cyrillic superscript modifier letters U+1E030..U+1E06D; from 16.0: the outlined Latin letters
-  and digits of U+1CCD6..U+1CCF9, the capital letters of Garay and Latin ones such as U+A7CB, U+A7CC,
-  U+A7DA, U+A7DC, U+1C89; composed vowel signs of Tulu-Tigalari, Gurung Khema and Kirat Rai; from 17.0:
-  further Latin letters with case, such as U+A7CE, U+A7D2, U+A7D4), or
+  decomposition or a case folding: it is then neither decomposed, composed nor folded here (from
+  Unicode 15.0: the Cyrillic modifier letters U+1E030..U+1E06D; from 16.0: the outlined Latin letters
+  and digits U+1CCD6..U+1CCF9, the Garay capitals U+10D50..U+10D65, the capitals U+1C89, U+A7CB,
+  U+A7CC, U+A7DA, U+A7DC, and the vowel signs of Tulu-Tigalari, Gurung Khema and Kirat Rai that
+  compose from two; from 17.0: the Beria Erfe capitals U+16EA0..U+16EB8, the capitals U+A7CE, U+A7D2,
+  U+A7D4, and U+A7F1), or
 * is assigned in Unicode 18.0 but not in 17.0: rouge-score-rs drops it as an unassigned character,
   here it counts by its Unicode 18.0 properties (a letter is kept), or
-* had a break class or ``Alphabetic`` changed between Unicode 17.0 and 18.0.
+* had a break class or ``Alphabetic`` changed between Unicode 17.0 and 18.0 (none of Unicode 14.0's
+  characters did in a way these tokens see).
 
 For text of characters assigned in Python's ``unicodedata`` (every character of Unicode 14.0), the
-tokens equal rouge-score-rs' (its tokenizer itself is the test's reference, over random text of every
-category).
+tokens equal rouge-score-rs' (its tokenizers are the tests' reference: random text of every category,
+and every such character alone and in 14 contexts).
 """
 
 # ruff: noqa: RUF002  (the examples show letters that normalize: fullwidth, compatibility forms)
@@ -65,6 +69,8 @@ _CLASSES = (
     (_JOINS_CLUSTER, r"[\p{GCB=Extend}\p{GCB=ZWJ}\p{GCB=SpacingMark}\p{GCB=Prepend}\p{GCB=L}\p{GCB=V}\p{GCB=T}]+"),
 )
 
+#: The first release of ``regex`` whose ``(?w)\b`` follows UAX #29's word boundaries.
+_WORD_BOUNDARIES_SINCE = (2026, 11, 18)
 #: A piece of text between two of UAX #29's word boundaries (a word, a space, a punctuation mark, ...).
 _WORD = regex.compile(r"(?ws).+?\b")
 #: A zero width joiner followed by an emoji: text without one takes UAX #29's word boundaries as they are.
@@ -152,6 +158,7 @@ def unicode_token_lists(texts: Sequence[str]) -> list[list[str]]:
         >>> unicode_token_lists(["The cat sat.", "", "Ça va?"])
         [['the', 'cat', 'sat'], [], ['ça', 'va']]
     """
+    _check_word_boundaries()
     return _holding_letters_or_digits([list(_words(normalized(text))) for text in texts])
 
 
@@ -182,6 +189,18 @@ def _class_table() -> np.ndarray:
         for match in regex.finditer(pattern, every_character):
             table[match.start() : match.end()] |= bit
     return table
+
+
+@functools.cache
+def _check_word_boundaries() -> None:
+    """Raise an ``ImportError`` unless the ``regex`` package's word boundaries are UAX #29's."""
+    release = tuple(int(part) for part in regex.__version__.split(".")[:3] if part.isdigit())
+    if release < _WORD_BOUNDARIES_SINCE:
+        wanted = ".".join(map(str, _WORD_BOUNDARIES_SINCE))
+        raise ImportError(
+            f"ROUGE's Unicode words need regex>={wanted}, whose word boundaries follow Unicode's UAX #29 "
+            f"(regex {regex.__version__} is installed): pip install -U regex"
+        )
 
 
 def _count(pieces: list[str], bit: int) -> np.ndarray:
