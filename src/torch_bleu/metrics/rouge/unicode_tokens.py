@@ -75,7 +75,9 @@ _WORD_BOUNDARIES_SINCE = (2026, 11, 18)
 _WORD = regex.compile(r"(?ws).+?\b")
 #: A zero width joiner followed by an emoji: text without one takes UAX #29's word boundaries as they are.
 _JOINED_EMOJI = regex.compile(r"\u200d\p{Extended_Pictographic}")
-_MARKS = r"[\p{WB=Extend}\p{WB=Format}\p{WB=ZWJ}]"
+#: What UAX #29's WB4 attaches to the character before it: marks, format characters, joiners.
+_MARK_CLASSES = r"\p{WB=Extend}\p{WB=Format}\p{WB=ZWJ}"
+_MARKS = rf"[{_MARK_CLASSES}]"
 #: An emoji after a zero width joiner and what ``unicode-segmentation`` reads past it (marks, joiners,
 #: further joined emoji) before its word ends.
 _JOINED_EMOJI_SEQUENCE = regex.compile(
@@ -83,7 +85,7 @@ _JOINED_EMOJI_SEQUENCE = regex.compile(
 )
 #: The last character of a word but for marks: its break class says which punctuation may continue the
 #: word (UAX #29's WB6, WB7b, WB12).
-_LAST_BASE = regex.compile(rf"([^\p{{WB=Extend}}\p{{WB=Format}}\p{{WB=ZWJ}}]){_MARKS}*\Z")
+_LAST_BASE = regex.compile(rf"([^{_MARK_CLASSES}]){_MARKS}*\Z")
 _MIDDLE = {
     "ALetter": r"[\p{WB=MidLetter}\p{WB=MidNumLet}\p{WB=Single_Quote}]",
     "Hebrew_Letter": r"[\p{WB=MidLetter}\p{WB=MidNumLet}\p{WB=Single_Quote}\p{WB=Double_Quote}]",
