@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from .pairwise.aggregate_chrf import aggregate_chrf
     from .pairwise.bleu import pairwise_bleu
     from .pairwise.chrf import pairwise_chrf
+    from .pairwise.rouge import pairwise_rouge
     from .pairwise.selection import mbr_select, self_bleu
     from .rewards import SentenceReward
     from .threads import cpu_share, get_cpu_threads, set_cpu_threads
@@ -91,6 +92,7 @@ __all__ = [
     "paired_randomization",
     "pairwise_bleu",
     "pairwise_chrf",
+    "pairwise_rouge",
     "rouge_scores",
     "rouge_statistics",
     "self_bleu",
@@ -147,6 +149,7 @@ _LAZY_MODULES = {
     "paired_randomization": "metrics.paired",
     "pairwise_bleu": "pairwise.bleu",
     "pairwise_chrf": "pairwise.chrf",
+    "pairwise_rouge": "pairwise.rouge",
     "rouge_scores": "metrics.rouge.score",
     "rouge_statistics": "metrics.rouge.functional",
     "self_bleu": "pairwise.selection",
