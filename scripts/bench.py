@@ -31,6 +31,10 @@ Workloads:
   ``TranslationEditRate`` (``benchmarks/ter.py``);
 * ``wer``: WER of 4 systems as word sequences, from text against ``jiwer.wer`` and from padded id
   batches against the usual loop (``tolist``, special ids dropped, ``jiwer``) (``benchmarks/wer.py``);
+* ``rouge``: ROUGE (rouge1, rouge2, rougeL, rougeLsum) of 4 systems' WMT17 "summaries" (3 lines each)
+  from text with stemming, against rouge-score (sampled) and rouge-score-rs on one thread; from padded
+  id batches of 128 against the usual loop (``tolist``, special ids dropped, rouge-score-rs); and of
+  one 4,096-word document (``benchmarks/rouge.py``);
 * ``pairwise``: pairwise sentence chrF and BLEU (MBR matrices) of 1 x 256 x 256 and 60 x 16 x 16
   WMT17 lines, against fastchrf (when installed) and sacrebleu's ``sentence_score`` in a loop
   (``benchmarks/pairwise.py``);
@@ -101,6 +105,7 @@ from benchmarks.ab import compare
 from benchmarks.chrf import run_chrf
 from benchmarks.common import QUICK, cpu_name, workload_sizes
 from benchmarks.pairwise import run_pairwise
+from benchmarks.rouge import run_rouge
 from benchmarks.self_bleu import run_self_bleu
 from benchmarks.significance import run_significance
 from benchmarks.subwords import run_subwords
@@ -126,6 +131,7 @@ WORKLOADS = [
     "chrf",
     "ter",
     "wer",
+    "rouge",
     "pairwise",
     "self_bleu",
     "significance",
@@ -213,6 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "chrf": run_chrf,
         "ter": run_ter,
         "wer": run_wer,
+        "rouge": run_rouge,
         "pairwise": run_pairwise,
         "self_bleu": run_self_bleu,
         "significance": run_significance,

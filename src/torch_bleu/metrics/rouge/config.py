@@ -5,19 +5,25 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from ...options import check_choice, check_flag, check_whole
 from ..config import SubwordConfig, SubwordOptions
 
 #: The ROUGE types rouge-score computes: n-gram overlap of order 1 to 9, and two LCS-based ones.
+RougeType = Literal[
+    "rouge1", "rouge2", "rouge3", "rouge4", "rouge5", "rouge6", "rouge7", "rouge8", "rouge9", "rougeL", "rougeLsum"
+]
+ROUGE_TYPES: tuple[str, ...] = get_args(RougeType)
 LCS_TYPES = ("rougeL", "rougeLsum")
-ROUGE_TYPES = (*(f"rouge{order}" for order in range(1, 10)), *LCS_TYPES)
 #: The types a metric computes unless told otherwise (Hugging Face evaluate's and torchmetrics' choice).
-DEFAULT_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
+DEFAULT_TYPES: tuple[RougeType, ...] = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 #: The tokenizers of strings.
-TOKENIZERS = ("default", "unicode", "char")
+RougeTokenizer = Literal["default", "unicode", "char"]
+TOKENIZERS: tuple[str, ...] = get_args(RougeTokenizer)
 #: How several references of one prediction make one score.
-ACCUMULATE = ("best", "avg")
+Accumulate = Literal["best", "avg"]
+ACCUMULATE: tuple[str, ...] = get_args(Accumulate)
 
 #: Option names of torchmetrics, Hugging Face evaluate and rouge-score, each with what to pass here instead.
 FOREIGN_OPTIONS = {
@@ -52,10 +58,10 @@ BY_POSITION = ("use_stemmer", "normalizer", "tokenizer", "accumulate", "rouge_ke
 class ROUGEOptions(SubwordOptions, total=False):
     """ROUGE's options for type checkers: :class:`ROUGEConfig`'s fields, by name."""
 
-    rouge_types: Sequence[str]
+    rouge_types: Sequence[RougeType]
     use_stemmer: bool
-    tokenize: str
-    accumulate: str
+    tokenize: RougeTokenizer
+    accumulate: Accumulate
     sentence_sep_id: int | None
 
 
@@ -87,10 +93,10 @@ class ROUGEConfig(SubwordConfig):
         ValueError: unknown ROUGE type 'rouge10'; rouge_types are among rouge1 .. rouge9, rougeL, rougeLsum (n-gram ...
     """
 
-    rouge_types: Sequence[str] = DEFAULT_TYPES
+    rouge_types: Sequence[RougeType] = DEFAULT_TYPES
     use_stemmer: bool = False
-    tokenize: str = "default"
-    accumulate: str = "best"
+    tokenize: RougeTokenizer = "default"
+    accumulate: Accumulate = "best"
     sentence_sep_id: int | None = None
 
     metric_name = "ROUGE"
@@ -131,7 +137,7 @@ class ROUGEConfig(SubwordConfig):
         object.__setattr__(self, "rouge_types", types)
 
     @property
-    def types(self) -> tuple[str, ...]:
+    def types(self) -> tuple[RougeType, ...]:
         """The ROUGE types, in order."""
         assert isinstance(self.rouge_types, tuple)  # resolved by __post_init__
         return self.rouge_types

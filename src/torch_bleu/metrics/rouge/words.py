@@ -6,7 +6,8 @@ them the words; with ``use_stemmer`` each word of more than 3 characters stemmed
 So ``"Cristóbal"`` gives ``crist bal``, the Kelvin sign ``k``, and text in other scripts no word.
 ``tokenize="unicode"`` and ``"char"`` take the words of :mod:`.unicode_tokens`.
 
-Words are numbered (equal words, equal numbers) and each keeps the number of its line in its text,
+Words are numbered (equal words, equal numbers; the numbers are remembered from batch to batch, so
+that each word is looked up, and stemmed, once) and each keeps the number of its line in its text,
 so that ``rougeLsum`` can split summaries at newlines.
 """
 
@@ -67,22 +68,31 @@ class _Numbers(dict[str, int]):
         return len(self.stems) if self.stemmed else len(self) - 1
 
 
+#: Word numbers, kept from batch to batch (without and with stemming), up to :data:`MEMORY` words.
+_NUMBERS = {stemmed: _Numbers(stemmed) for stemmed in (False, True)}
+MEMORY = 2**20
+
+
 def text_words(texts: Sequence[str], tokenize: str = "default", use_stemmer: bool = False) -> TextWords:
     """The numbered words of ``texts``, as rouge-score's tokenizer (or ``tokenize``'s) splits them.
 
     Example:
         >>> words = text_words(["The cat, the HAT.", "a\\ncat"])
-        >>> words.ids.tolist(), words.lines.tolist(), words.lengths.tolist()
-        ([0, 1, 0, 2, 3, 1], [0, 0, 0, 0, 0, 1], [4, 2])
-        >>> text_words(["Running dogs\\n\\nran"], use_stemmer=True).ids.tolist()
-        [0, 1, 2]
+        >>> ids = words.ids.tolist()
+        >>> ids[0] == ids[2], ids[1] == ids[5], len(set(ids)), words.lines.tolist(), words.lengths.tolist()
+        (True, True, 4, [0, 0, 0, 0, 0, 1], [4, 2])
+        >>> ids = text_words(["Running dogs\\n\\nran run"], use_stemmer=True).ids.tolist()
+        >>> ids[0] == ids[3], len(set(ids))
+        (True, 3)
     """
     if use_stemmer:
         require_stemmer()
     pieces = (
         [_WORD_OR_NEWLINE.findall(text.lower()) for text in texts] if tokenize == "default" else _other(texts, tokenize)
     )
-    numbers = _Numbers(use_stemmer)
+    numbers = _NUMBERS[use_stemmer]
+    if len(numbers) > MEMORY:  # between batches: a batch's words keep their numbers
+        numbers = _NUMBERS[use_stemmer] = _Numbers(use_stemmer)
     counts = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
     flat = np.fromiter(map(numbers.__getitem__, (piece for text in pieces for piece in text)), dtype=np.int64)
     newline = flat == _NEWLINE
