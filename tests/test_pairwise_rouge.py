@@ -189,7 +189,7 @@ def test_empty_and_wrong_input():
     with pytest.raises(ValueError, match="unknown ROUGE type 'rouge10'"):
         pairwise_rouge([["a"]], rouge_type="rouge10")
     with pytest.raises(ValueError, match="rouge_type must be one ROUGE type"):
-        pairwise_rouge([["a"]], rouge_type=["rouge1"])  # type: ignore[arg-type]
+        pairwise_rouge([["a"]], rouge_type=["rouge1"])
     with pytest.raises(ValueError, match="rows of plain ids are words already"):
         pairwise_rouge(torch.zeros((1, 1, 2), dtype=torch.long), use_stemmer=True)
     with pytest.raises(InputError, match="list of strings per source"):

@@ -104,7 +104,7 @@ def test_mistakes_are_said_clearly():
     with pytest.raises(InputError, match="pass rouge_type='rougeL'"):
         SentenceReward("rouge", rouge_types=("rouge1", "rouge2"))
     with pytest.raises(InputError, match="rouge_type must be one ROUGE type"):
-        SentenceReward("rouge", rouge_type=("rouge1",))  # type: ignore[call-overload]
+        SentenceReward("rouge", rouge_type=("rouge1",))
     with pytest.raises(ValueError, match="unknown ROUGE type 'rougeS'"):
         SentenceReward("rouge", rouge_type="rougeS")
     with pytest.raises(ValueError, match="accumulate"):

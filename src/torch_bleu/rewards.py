@@ -23,7 +23,7 @@ from .metrics.bleu.config import BLEUConfig, BLEUOptions
 from .metrics.bleu.functional import sentence_bleu
 from .metrics.chrf.config import CHRFConfig, CHRFOptions
 from .metrics.chrf.functional import sentence_chrf
-from .metrics.rouge.config import ROUGEConfig, ROUGEOptions
+from .metrics.rouge.config import ROUGEConfig, ROUGEOptions, RougeType
 from .metrics.rouge.functional import sentence_rouge
 from .threads import within_cpu_share
 
@@ -155,7 +155,7 @@ class SentenceReward:
         metric: Literal["rouge"],
         reference_column: str = "reference",
         *,
-        rouge_type: str = "rougeL",
+        rouge_type: RougeType = "rougeL",
         **options: Unpack[ROUGEOptions],
     ) -> None: ...
 

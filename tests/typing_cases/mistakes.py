@@ -38,6 +38,7 @@ self_bleu([["a", "b"]], word_order=2)  # mistake: self-BLEU takes BLEU's options
 SentenceReward("chrf", smoothing="exp")  # mistake: chrF has no smoothing
 SentenceReward("bleu", word_order=2)  # mistake: BLEU has no word orders
 SentenceReward("rouge", smoothing="exp")  # mistake: ROUGE has no smoothing
+SentenceReward("rouge", rouge_type="rougeS")  # mistake: no such ROUGE type
 pairwise_rouge([["a"]], rouge_type=1)  # mistake: a type is its name
 Detokenizer.from_sentencepiece(3)  # mistake: a model or its path
 BLEUScore(tokenize="moses")  # mistake: not one of sacrebleu's tokenizers

@@ -16,7 +16,7 @@ import torch
 from torch import Tensor
 
 from ..engine.cross_matches import GroupedRows, cross_matches, side_lengths
-from ..metrics.rouge.config import ROUGEConfig, ROUGEOptions
+from ..metrics.rouge.config import ROUGEConfig, ROUGEOptions, RougeType
 from ..metrics.rouge.score import rouge_scores
 from ..metrics.rouge.statistics import WordPairs, pair_statistics
 from ..metrics.rouge.words import text_words
@@ -47,7 +47,7 @@ class WordRows(NamedTuple):
 
 @within_cpu_share
 def pairwise_rouge(
-    candidates: Any, references: Any = None, *, rouge_type: str = "rougeL", **options: Unpack[ROUGEOptions]
+    candidates: Any, references: Any = None, *, rouge_type: RougeType = "rougeL", **options: Unpack[ROUGEOptions]
 ) -> Tensor:
     """``(S, N, M)`` float64: the ROUGE F-measure of candidate ``i`` of source ``s`` against its reference
     ``j`` alone, equal to rouge-score's ``RougeScorer([rouge_type], use_stemmer).score(reference,
@@ -96,7 +96,7 @@ def pairwise_rouge(
     return scores.to(result_device(candidates))
 
 
-def pairwise_config(rouge_type: str, options: ROUGEOptions) -> ROUGEConfig:
+def pairwise_config(rouge_type: RougeType, options: ROUGEOptions) -> ROUGEConfig:
     """The :class:`~torch_bleu.ROUGEConfig` of one ``rouge_type`` and the other ``options``.
 
     Example:
