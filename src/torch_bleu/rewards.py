@@ -40,13 +40,13 @@ class RewardMetric(NamedTuple):
         score: the per-sentence scores, ``(preds, target, **options) -> (B,) tensor`` in 0..1.
         defaults: the options a reward passes unless told otherwise (the metric's own defaults hold for
             the others). Each must also suit a reward given ``detokenizer=``.
-        options: the options ``score`` takes, of those the reward was given (with the defaults).
+        score_options: the options ``score`` takes, of those the reward was given (defaults included).
     """
 
     config: type[BLEUConfig] | type[CHRFConfig] | type[ROUGEConfig]
     score: Callable[..., Tensor]
     defaults: Mapping[str, Any]
-    options: Callable[[dict[str, Any]], dict[str, Any]] = dict
+    score_options: Callable[[dict[str, Any]], dict[str, Any]] = dict
 
 
 def rouge_fmeasure(preds: Any, target: Any, **options: Any) -> Tensor:
@@ -72,10 +72,10 @@ def one_rouge_type(options: dict[str, Any]) -> dict[str, Any]:
             f"a ROUGE reward scores one type: pass rouge_type='rougeL' (or another), not rouge_types="
             f"{options['rouge_types']!r}"
         )
-    rouge_type = options.pop("rouge_type", "rougeL")
+    rouge_type = options.get("rouge_type", "rougeL")
     if not isinstance(rouge_type, str):
         raise InputError(f"rouge_type must be one ROUGE type's name, such as 'rougeL', got {rouge_type!r}")
-    return {**options, "rouge_types": (rouge_type,)}
+    return {**{name: value for name, value in options.items() if name != "rouge_type"}, "rouge_types": (rouge_type,)}
 
 
 #: The metrics a reward can score with, by name. BLEU's reward scores text with sacrebleu's default

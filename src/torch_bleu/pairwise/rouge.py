@@ -119,8 +119,11 @@ def word_rows(candidates: Any, references: Any, config: ROUGEConfig) -> WordRows
 
     Example:
         >>> rows = word_rows([["The cat.\\nA cat", "cat"]], None, ROUGEConfig())
-        >>> rows.grouped.tokens.tolist(), rows.grouped.lengths.tolist(), rows.words.tolist(), rows.lines.tolist()
-        ([0, 1, 2, 1, 1], [4, 1], [[0, 1, 2, 1], [1, 0, 0, 0]], [[0, 0, 1, 1], [1, 0, 0, 0]])
+        >>> rows.grouped.lengths.tolist(), rows.lines.tolist()  # "the cat" "a cat", then "cat"
+        ([4, 1], [[0, 0, 1, 1], [1, 0, 0, 0]])
+        >>> words = rows.words.tolist()
+        >>> words[0][1] == words[0][3] == words[1][0] != words[0][0]  # equal words, equal numbers
+        True
     """
     if isinstance(candidates, Tensor):
         rows, keep, counts, reference_counts = grouped_ids(candidates, references, config.ignored_ids, config.eos_ids)
