@@ -3,7 +3,8 @@
 Random and adversarial groups of strings (case, punctuation, other scripts, words the stemmer changes,
 newlines that split ``rougeLsum``'s summaries), ragged numbers of candidates and references per source,
 the candidates against themselves; rows of plain ids (padding, EOS, sentence separators) and subword
-ids through each test tokenizer; pairs in many small chunks; counted as on an accelerator.
+ids through each test tokenizer; pairs in many small chunks; counted as on an accelerator; WMT17
+systems' lines as summaries (slow).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from shared_data import WMT17
 from subword_tokenizers import PAD_ID
 from vocabularies import HUGGINGFACE_KINDS, SENTENCEPIECE_KINDS, Vocabulary
 
@@ -200,3 +202,15 @@ def test_empty_and_wrong_input():
         pairwise_rouge(torch.zeros(2, 3))
     with pytest.raises(InputError, match="must hold integer token ids"):
         pairwise_rouge(torch.zeros((1, 2, 3), dtype=torch.bool))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not WMT17.is_dir(), reason="no WMT17 data beside this checkout (../shared/data)")
+def test_wmt17_summaries():
+    """Systems' lines as candidates, two or three lines to a summary (rougeLsum's sentences)."""
+    systems = [path.read_text(encoding="utf-8").splitlines() for path in sorted(WMT17.glob("sys.*.de"))[:8]]
+    candidates = [["\n".join(system[start : start + 2 + start % 2]) for system in systems] for start in (0, 7, 30)]
+    for rouge_type in ("rouge2", "rougeL", "rougeLsum"):
+        for use_stemmer in (False, True):
+            scores = pairwise_rouge(candidates, rouge_type=rouge_type, use_stemmer=use_stemmer)
+            assert_equal_where_present(scores, expected_scores(candidates, candidates, rouge_type, use_stemmer))
