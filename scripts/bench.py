@@ -36,6 +36,10 @@ Workloads:
   BLEU, chrF++, TER, WER and CER from text and BLEU and WER from padded ids (ROUGE once
   ``torch_bleu.ROUGEScore`` exists), each against its peer's single call over the collected corpus
   (``benchmarks/batches.py``); ``--tables REPORT`` prints its tables again from a saved ``--json`` report;
+* ``rouge``: ROUGE (rouge1, rouge2, rougeL, rougeLsum) of 4 systems' WMT17 "summaries" (3 lines each)
+  from text with stemming, against rouge-score (sampled) and rouge-score-rs on one thread; from padded
+  id batches of 128 against the usual loop (``tolist``, special ids dropped, rouge-score-rs); and of
+  one 4,096-word document (``benchmarks/rouge.py``);
 * ``pairwise``: pairwise sentence chrF and BLEU (MBR matrices) of 1 x 256 x 256 and 60 x 16 x 16
   WMT17 lines, against fastchrf (when installed) and sacrebleu's ``sentence_score`` in a loop
   (``benchmarks/pairwise.py``);
@@ -108,6 +112,7 @@ from benchmarks.batches import run_batches, tables
 from benchmarks.chrf import run_chrf
 from benchmarks.common import QUICK, cpu_name, workload_sizes
 from benchmarks.pairwise import run_pairwise
+from benchmarks.rouge import run_rouge
 from benchmarks.self_bleu import run_self_bleu
 from benchmarks.significance import run_significance
 from benchmarks.subwords import run_subwords
@@ -134,6 +139,7 @@ WORKLOADS = [
     "ter",
     "wer",
     "batches",
+    "rouge",
     "pairwise",
     "self_bleu",
     "significance",
@@ -232,6 +238,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "ter": run_ter,
         "wer": run_wer,
         "batches": run_batches,
+        "rouge": run_rouge,
         "pairwise": run_pairwise,
         "self_bleu": run_self_bleu,
         "significance": run_significance,

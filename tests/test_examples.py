@@ -15,6 +15,7 @@ import importlib
 import importlib.util
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -34,15 +35,18 @@ import _toy_task  # noqa: E402
 import asr_wer  # noqa: E402
 import rl_reward  # noqa: E402
 import seq2seq_validation  # noqa: E402
+import summarization_validation  # noqa: E402
 
 HAVE_NLTK = importlib.util.find_spec("nltk") is not None
+FILLERS = set(summarization_validation.FILLERS)
 HAVE_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
 HAVE_LIGHTNING = any(importlib.util.find_spec(name) is not None for name in ("pytorch_lightning", "lightning"))
-EXAMPLE_NAMES = ["seq2seq_validation", "rl_reward", "ddp_evaluate", "lightning_validation"]
+EXAMPLE_NAMES = ["seq2seq_validation", "summarization_validation", "rl_reward", "ddp_evaluate", "lightning_validation"]
 COMMON_FLAGS = ["--device", "--seed", "--threads", "--quick"]
 # every script with a --device option, as a command line; the examples are started as the docs start them
 DEVICE_SCRIPTS = {
     "seq2seq_validation": [sys.executable, "examples/seq2seq_validation.py"],
+    "summarization_validation": [sys.executable, "examples/summarization_validation.py"],
     "rl_reward": [sys.executable, "examples/rl_reward.py"],
     "ddp_evaluate": [sys.executable, "examples/ddp_evaluate.py"],
     "lightning_validation": [sys.executable, "examples/lightning_validation.py"],
@@ -70,6 +74,33 @@ def keep_torch_threads():
     threads = torch.get_num_threads()
     yield
     torch.set_num_threads(threads)
+
+
+def test_summarization_validation_quick(capsys: pytest.CaptureFixture) -> None:
+    result = summarization_validation.main(["--quick", "--seed", "1"])
+    out = capsys.readouterr().out
+    history = result["history"]
+    assert len(history) == 2 and all(0.0 <= value <= 1.0 for scores in history for value in scores.values())
+    assert list(history[0]) == list(summarization_validation.ROUGE_TYPES)
+    if importlib.util.find_spec("rouge_score") is not None:
+        assert "rouge-score on the decoded text gives the same means at every epoch" in out
+        assert result["largest_gap"] <= summarization_validation.TOLERANCE
+    interval = result["interval"]
+    assert interval.score == history[-1]["rougeL"] and interval.ci >= 0
+    assert all(low <= mid <= high for low, mid, high in result["intervals"].values())
+    # seeded: a second run repeats the first exactly, intervals included
+    again = summarization_validation.main(["--quick", "--seed", "1"])
+    assert (again["history"], again["interval"], again["intervals"]) == (history, interval, result["intervals"])
+
+
+def test_summarization_documents_and_their_text() -> None:
+    assert doctest.testmod(summarization_validation).failed == 0
+    src, tgt = summarization_validation.make_documents(50, random.Random(3))
+    for document, summary in zip(src, tgt):
+        kept = [word for word in summarization_validation.words(document).split() if word not in FILLERS]
+        assert summarization_validation.words(summary).split() == kept
+    text = summarization_validation.summary_text(torch.tensor([1, 4, 5, 3, 6, 3, 2, 0]))
+    assert text == "cat dog\nbird"
 
 
 def test_toy_task_doctests() -> None:

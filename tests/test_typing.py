@@ -37,6 +37,7 @@ METRICS = [
     (torch_bleu.TERConfig, torch_bleu.TEROptions),
     (torch_bleu.WERConfig, torch_bleu.WEROptions),
     (torch_bleu.CERConfig, torch_bleu.WEROptions),
+    (torch_bleu.ROUGEConfig, torch_bleu.ROUGEOptions),
 ]
 #: Names the annotations use that their modules import for type checkers only.
 CHECKER_NAMES = {"Tensor": torch.Tensor, "Detokenizer": torch_bleu.Detokenizer}

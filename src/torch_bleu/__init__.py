@@ -1,4 +1,4 @@
-"""torch-bleu: exact BLEU, chrF, TER, WER and CER of token ids, strings or subword ids, on any device, summed
+"""torch-bleu: exact BLEU, chrF, TER, WER, CER and ROUGE of token ids, strings or subword ids, on any device, summed
 across DDP ranks.
 
 >>> import torch, torch_bleu
@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from .metrics.chrf.functional import corpus_chrf, sentence_chrf
     from .metrics.chrf.metric import CHRFScore
     from .metrics.paired import paired_bootstrap, paired_randomization
+    from .metrics.rouge.config import ROUGEConfig, ROUGEOptions
+    from .metrics.rouge.functional import corpus_rouge, rouge_statistics, sentence_rouge
+    from .metrics.rouge.metric import ROUGEScore
+    from .metrics.rouge.score import rouge_scores
     from .metrics.ter.config import TERConfig, TEROptions
     from .metrics.ter.functional import corpus_ter, sentence_ter
     from .metrics.ter.metric import TERScore
@@ -42,6 +46,7 @@ if TYPE_CHECKING:
     from .pairwise.aggregate_chrf import aggregate_chrf
     from .pairwise.bleu import pairwise_bleu
     from .pairwise.chrf import pairwise_chrf
+    from .pairwise.rouge import pairwise_rouge
     from .pairwise.selection import mbr_select, self_bleu
     from .rewards import SentenceReward
     from .threads import cpu_share, get_cpu_threads, set_cpu_threads
@@ -57,6 +62,9 @@ __all__ = [
     "CHRFScore",
     "Detokenizer",
     "ErrorMeasures",
+    "ROUGEConfig",
+    "ROUGEOptions",
+    "ROUGEScore",
     "SentenceReward",
     "SentenceStatistics",
     "TERConfig",
@@ -73,6 +81,7 @@ __all__ = [
     "corpus_bleu",
     "corpus_cer",
     "corpus_chrf",
+    "corpus_rouge",
     "corpus_ter",
     "corpus_wer",
     "cpu_share",
@@ -83,10 +92,14 @@ __all__ = [
     "paired_randomization",
     "pairwise_bleu",
     "pairwise_chrf",
+    "pairwise_rouge",
+    "rouge_scores",
+    "rouge_statistics",
     "self_bleu",
     "sentence_bleu",
     "sentence_cer",
     "sentence_chrf",
+    "sentence_rouge",
     "sentence_statistics",
     "sentence_ter",
     "sentence_wer",
@@ -107,6 +120,9 @@ _LAZY_MODULES = {
     "CHRFScore": "metrics.chrf.metric",
     "Detokenizer": "detokenize.detokenizer",
     "ErrorMeasures": "metrics.wer.score",
+    "ROUGEConfig": "metrics.rouge.config",
+    "ROUGEOptions": "metrics.rouge.config",
+    "ROUGEScore": "metrics.rouge.metric",
     "SentenceReward": "rewards",
     "SentenceStatistics": "metrics.bleu.statistics",
     "TERConfig": "metrics.ter.config",
@@ -125,6 +141,7 @@ _LAZY_MODULES = {
     "corpus_bleu": "metrics.bleu.functional",
     "corpus_chrf": "metrics.chrf.functional",
     "corpus_ter": "metrics.ter.functional",
+    "corpus_rouge": "metrics.rouge.functional",
     "cpu_share": "threads",
     "get_cpu_threads": "threads",
     "mbr_select": "pairwise.selection",
@@ -132,7 +149,11 @@ _LAZY_MODULES = {
     "paired_randomization": "metrics.paired",
     "pairwise_bleu": "pairwise.bleu",
     "pairwise_chrf": "pairwise.chrf",
+    "pairwise_rouge": "pairwise.rouge",
+    "rouge_scores": "metrics.rouge.score",
+    "rouge_statistics": "metrics.rouge.functional",
     "self_bleu": "pairwise.selection",
+    "sentence_rouge": "metrics.rouge.functional",
     "sentence_bleu": "metrics.bleu.functional",
     "sentence_chrf": "metrics.chrf.functional",
     "sentence_statistics": "metrics.bleu.functional",

@@ -150,16 +150,16 @@ def log(array: Array) -> Array:
     return _libm(math.log, array)
 
 
-def running_max(array: Array) -> Array:
-    """The running maximum along the last axis (``cummax``).
+def running_max(array: Array, axis: int = -1) -> Array:
+    """The running maximum along ``axis`` (``cummax``), by default the last.
 
     Example:
-        >>> running_max(np.array([[1, 3, 2, 5]])).tolist()
-        [[1, 3, 3, 5]]
+        >>> running_max(np.array([[1, 3, 2, 5]])).tolist(), running_max(np.array([[2], [1], [4]]), axis=0).tolist()
+        ([[1, 3, 3, 5]], [[2], [2], [4]])
     """
     if is_tensor(array):
-        return array.cummax(-1).values
-    return np.maximum.accumulate(array, axis=-1)
+        return array.cummax(axis).values
+    return np.maximum.accumulate(array, axis=axis)
 
 
 def running_min_from_end(array: Array) -> Array:

@@ -1,10 +1,11 @@
-"""Sentence BLEU or chrF as a reward function for RL trainers such as TRL's ``GRPOTrainer``.
+"""Sentence BLEU, chrF or ROUGE as a reward function for RL trainers such as TRL's ``GRPOTrainer``.
 
 TRL calls every function of its ``reward_funcs`` with the batch's ``prompts``, ``completions`` (strings,
 or for conversational data lists of messages) and ``completion_ids``, plus every column of the
 dataset as a keyword argument (one entry per completion), and expects one float per completion.
-:class:`SentenceReward` scores the whole batch in one call of :func:`~torch_bleu.sentence_bleu` or
-:func:`~torch_bleu.sentence_chrf`, against the references in a column of the dataset.
+:class:`SentenceReward` scores the whole batch in one call of :func:`~torch_bleu.sentence_bleu`,
+:func:`~torch_bleu.sentence_chrf` or :func:`~torch_bleu.sentence_rouge`, against the references in a
+column of the dataset.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from .metrics.bleu.config import BLEUConfig, BLEUOptions
 from .metrics.bleu.functional import sentence_bleu
 from .metrics.chrf.config import CHRFConfig, CHRFOptions
 from .metrics.chrf.functional import sentence_chrf
+from .metrics.rouge.config import ROUGEConfig, ROUGEOptions, RougeType
+from .metrics.rouge.functional import sentence_rouge
 from .threads import within_cpu_share
 
 if TYPE_CHECKING:
@@ -37,11 +40,42 @@ class RewardMetric(NamedTuple):
         score: the per-sentence scores, ``(preds, target, **options) -> (B,) tensor`` in 0..1.
         defaults: the options a reward passes unless told otherwise (the metric's own defaults hold for
             the others). Each must also suit a reward given ``detokenizer=``.
+        score_options: the options ``score`` takes, of those the reward was given (defaults included).
     """
 
-    config: type[BLEUConfig] | type[CHRFConfig]
+    config: type[BLEUConfig] | type[CHRFConfig] | type[ROUGEConfig]
     score: Callable[..., Tensor]
     defaults: Mapping[str, Any]
+    score_options: Callable[[dict[str, Any]], dict[str, Any]] = dict
+
+
+def rouge_fmeasure(preds: Any, target: Any, **options: Any) -> Tensor:
+    """``(B,)`` float64: the sentence ROUGE F-measure of the one type of ``rouge_types``.
+
+    Example:
+        >>> rouge_fmeasure(["the cat sat"], ["the cat sat down"], rouge_types=("rougeL",)).tolist()
+        [0.8571428571428571]
+    """
+    (rouge_type,) = options["rouge_types"]
+    return sentence_rouge(preds, target, **options)[f"{rouge_type}_fmeasure"]
+
+
+def one_rouge_type(options: dict[str, Any]) -> dict[str, Any]:
+    """A ROUGE reward's options with its ``rouge_type`` (``"rougeL"`` unless told) as ``rouge_types``.
+
+    Example:
+        >>> one_rouge_type({"rouge_type": "rouge2", "use_stemmer": True})
+        {'use_stemmer': True, 'rouge_types': ('rouge2',)}
+    """
+    if "rouge_types" in options:
+        raise InputError(
+            f"a ROUGE reward scores one type: pass rouge_type='rougeL' (or another), not rouge_types="
+            f"{options['rouge_types']!r}"
+        )
+    rouge_type = options.get("rouge_type", "rougeL")
+    if not isinstance(rouge_type, str):
+        raise InputError(f"rouge_type must be one ROUGE type's name, such as 'rougeL', got {rouge_type!r}")
+    return {**{name: value for name, value in options.items() if name != "rouge_type"}, "rouge_types": (rouge_type,)}
 
 
 #: The metrics a reward can score with, by name. BLEU's reward scores text with sacrebleu's default
@@ -49,6 +83,7 @@ class RewardMetric(NamedTuple):
 REWARD_METRICS: dict[str, RewardMetric] = {
     "bleu": RewardMetric(BLEUConfig, sentence_bleu, {"tokenize": "13a"}),
     "chrf": RewardMetric(CHRFConfig, sentence_chrf, {}),
+    "rouge": RewardMetric(ROUGEConfig, rouge_fmeasure, {}, one_rouge_type),
 }
 
 _short = reprlib.Repr()
@@ -59,14 +94,17 @@ class SentenceReward:
     """A reward function: the sentence score (0..1) of every completion against its references.
 
     Args:
-        metric: ``"bleu"`` or ``"chrf"`` (a name of :data:`REWARD_METRICS`).
+        metric: ``"bleu"``, ``"chrf"`` or ``"rouge"`` (a name of :data:`REWARD_METRICS`).
         reference_column: the dataset column that holds each example's reference (a string) or
             references (a list of strings): one entry per completion.
         **options: the metric's options (:class:`~torch_bleu.BLEUConfig`, e.g. ``smoothing="exp"``,
-            ``effective_order=True``; :class:`~torch_bleu.CHRFConfig`, e.g. ``word_order=2``). BLEU
-            tokenizes text with ``tokenize="13a"`` unless told otherwise. With ``detokenizer=``, the
-            completions' ids (TRL's ``completion_ids``) are scored as their decoded text, on the device,
-            instead of the completion strings.
+            ``effective_order=True``; :class:`~torch_bleu.CHRFConfig`, e.g. ``word_order=2``;
+            :class:`~torch_bleu.ROUGEConfig`, e.g. ``use_stemmer=True``). BLEU tokenizes text with
+            ``tokenize="13a"`` unless told otherwise. ROUGE's reward is the F-measure of one type,
+            ``rouge_type="rougeL"`` unless told otherwise (``"rouge1"`` .. ``"rouge9"``, ``"rougeLsum"``),
+            against the best of several references (rouge-score's ``score_multi``; ``accumulate="avg"``:
+            their mean). With ``detokenizer=``, the completions' ids (TRL's ``completion_ids``) are
+            scored as their decoded text, on the device, instead of the completion strings.
 
     A completion is a string, or a conversation (a list of messages, dicts with ``"role"`` and
     ``"content"``) whose last message is scored. That message's ``content`` may be a string; ``None``
@@ -94,6 +132,11 @@ class SentenceReward:
         >>> parts = [{"type": "text", "text": "hello "}, {"type": "image"}, {"type": "text", "text": "world"}]
         >>> reward(completions=[[{"role": "assistant", "content": parts}]], reference=["hello world"])
         [1.0]
+        >>> rouge = SentenceReward("rouge", rouge_type="rouge1")
+        >>> rouge(completions=["the cat sat", "a dog"], reference=[["the cat sat down", "a cat"], "the dog"])
+        [0.8571428571428571, 0.5]
+        >>> rouge.__name__
+        'rouge_reward'
     """
 
     @overload
@@ -106,11 +149,21 @@ class SentenceReward:
         self, metric: Literal["chrf"], reference_column: str = "reference", **options: Unpack[CHRFOptions]
     ) -> None: ...
 
+    @overload
+    def __init__(
+        self,
+        metric: Literal["rouge"],
+        reference_column: str = "reference",
+        *,
+        rouge_type: RougeType = "rougeL",
+        **options: Unpack[ROUGEOptions],
+    ) -> None: ...
+
     def __init__(self, metric: str = "bleu", reference_column: str = "reference", **options: Any) -> None:
         if metric not in REWARD_METRICS:
             raise InputError(f"metric must be one of {sorted(REWARD_METRICS)}, got {metric!r}")
-        config_type, self._score, defaults = REWARD_METRICS[metric]
-        options = {**defaults, **options}
+        config_type, self._score, defaults, score_options = REWARD_METRICS[metric]
+        options = score_options({**defaults, **options})
         config_type.from_options(dict(options))  # refuse a wrong option now, not at the first batch
         self.metric, self.reference_column, self.options = metric, reference_column, options
         self.__name__ = f"{metric}_reward"

@@ -14,6 +14,7 @@ from torch_bleu import (
     corpus_bleu,
     corpus_chrf,
     pairwise_bleu,
+    pairwise_rouge,
     self_bleu,
     sentence_ter,
 )
@@ -36,5 +37,8 @@ pairwise_bleu([["a"]], max_order="4")  # mistake: an order is an int
 self_bleu([["a", "b"]], word_order=2)  # mistake: self-BLEU takes BLEU's options
 SentenceReward("chrf", smoothing="exp")  # mistake: chrF has no smoothing
 SentenceReward("bleu", word_order=2)  # mistake: BLEU has no word orders
+SentenceReward("rouge", smoothing="exp")  # mistake: ROUGE has no smoothing
+SentenceReward("rouge", rouge_type="rougeS")  # mistake: no such ROUGE type
+pairwise_rouge([["a"]], rouge_type=1)  # mistake: a type is its name
 Detokenizer.from_sentencepiece(3)  # mistake: a model or its path
 BLEUScore(tokenize="moses")  # mistake: not one of sacrebleu's tokenizers

@@ -20,6 +20,7 @@ from torch_bleu import (
     paired_randomization,
     pairwise_bleu,
     pairwise_chrf,
+    pairwise_rouge,
     self_bleu,
     sentence_bleu,
     sentence_chrf,
@@ -64,9 +65,11 @@ expected: Tensor = aggregate_chrf(candidates, None, torch.ones(1, 3), word_order
 chosen_by_aggregate: Tensor = mbr_select(expected)
 diversity: Tensor = self_bleu(candidates, smoothing="exp", effective_order=True)
 against: Tensor = pairwise_bleu(candidates, [["the cat sat"]], tokenize="intl")
+summaries: Tensor = pairwise_rouge(candidates, rouge_type="rougeLsum", use_stemmer=True)
 
 bleu_reward = SentenceReward(smoothing="exp", effective_order=True)
 chrf_reward = SentenceReward("chrf", reference_column="answer", word_order=2)
+rouge_reward = SentenceReward("rouge", rouge_type="rouge2", use_stemmer=True)
 rewards: list[float] = chrf_reward(completions=["the cat"], answer=["the cat"])
 
 epoch = CHRFScore(keep_sentences=True)

@@ -1,0 +1,176 @@
+"""ROUGE's options, declared and checked once for the functions and the metric."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from ...options import check_choice, check_flag, check_whole
+from ..config import SubwordConfig, SubwordOptions
+
+#: The ROUGE types rouge-score computes: n-gram overlap of order 1 to 9, and two LCS-based ones.
+RougeType = Literal[
+    "rouge1", "rouge2", "rouge3", "rouge4", "rouge5", "rouge6", "rouge7", "rouge8", "rouge9", "rougeL", "rougeLsum"
+]
+ROUGE_TYPES: tuple[str, ...] = get_args(RougeType)
+LCS_TYPES = ("rougeL", "rougeLsum")
+#: The types a metric computes unless told otherwise (Hugging Face evaluate's and torchmetrics' choice).
+DEFAULT_TYPES: tuple[RougeType, ...] = ("rouge1", "rouge2", "rougeL", "rougeLsum")
+#: The tokenizers of strings.
+RougeTokenizer = Literal["default", "unicode", "char"]
+TOKENIZERS: tuple[str, ...] = get_args(RougeTokenizer)
+#: How several references of one prediction make one score.
+Accumulate = Literal["best", "avg"]
+ACCUMULATE: tuple[str, ...] = get_args(Accumulate)
+
+#: Option names of torchmetrics, Hugging Face evaluate and rouge-score, each with what to pass here instead.
+FOREIGN_OPTIONS = {
+    "rouge_keys": (
+        "torchmetrics' rouge_keys is rouge_types here, with rouge-score's names: rouge_types=('rouge1', 'rougeL')"
+    ),
+    "normalizer": (
+        "a normalizer is not an option here: text is read as rouge-score reads it (lowercased, runs of characters "
+        "other than a-z and 0-9 separate words); normalize the strings before passing them, or pick tokenize="
+    ),
+    "tokenizer": (
+        "a tokenizer object is not an option here: pick tokenize='default' (rouge-score's), 'unicode' or 'char', "
+        "or pass subword ids with detokenizer="
+    ),
+    "use_aggregator": (
+        "Hugging Face evaluate's use_aggregator=False is torch_bleu.sentence_rouge here (a score per sentence); "
+        "corpus_rouge and ROUGEScore give the mean of the sentences' scores (evaluate's aggregate reports the "
+        "median of bootstrap means instead)"
+    ),
+    "split_summaries": (
+        "rouge-score's split_summaries (nltk's sentence splitter) is not an option here: rougeLsum splits "
+        "summaries at newlines; join each summary's sentences with '\\n' first"
+    ),
+    "predictions": "the predictions are the first argument here, preds (preds, target)",
+    "references": "the references are the second argument here, target (preds, target)",
+}
+
+#: The arguments of torchmetrics' ``ROUGEScore``, in the order it takes them by position.
+BY_POSITION = ("use_stemmer", "normalizer", "tokenizer", "accumulate", "rouge_keys")
+
+
+class ROUGEOptions(SubwordOptions, total=False):
+    """ROUGE's options for type checkers: :class:`ROUGEConfig`'s fields, by name."""
+
+    rouge_types: Sequence[RougeType]
+    use_stemmer: bool
+    tokenize: RougeTokenizer
+    accumulate: Accumulate
+    sentence_sep_id: int | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ROUGEConfig(SubwordConfig):
+    """ROUGE as rouge-score 0.1.2 computes it (``RougeScorer(rouge_types, use_stemmer)``).
+
+    Args:
+        rouge_types: which ROUGE types to compute, among ``rouge1`` .. ``rouge9``, ``rougeL`` and
+            ``rougeLsum``, in the order the results list them.
+        use_stemmer: stem words longer than 3 characters with nltk's Porter stemmer (strings and
+            subword ids, default tokenizer only; needs ``pip install torch-bleu[rouge]``).
+        tokenize: how strings become words: ``"default"`` (rouge-score's: lowercase, runs of characters
+            other than ``a-z0-9`` separate words), ``"unicode"`` or ``"char"`` (words and characters of
+            any script, as rouge-score-rs' ``UnicodeTokenizer`` and ``CharacterTokenizer``).
+        accumulate: several references of one prediction: ``"best"`` scores each type with the
+            reference of the highest F-measure (the first of equals), as rouge-score's ``score_multi``;
+            ``"avg"`` averages the precision, recall and F-measure of all references, each on its own.
+        sentence_sep_id: rows of plain ids: the id that separates sentences for ``rougeLsum`` (it
+            counts as no word); without it a row is one sentence.
+        ignore_ids, eos_id, detokenizer: rows of ids (:class:`~torch_bleu.metrics.config.SubwordConfig`).
+
+    Example:
+        >>> ROUGEConfig(rouge_types=["rougeL", "rouge2"]).rouge_types
+        ('rougeL', 'rouge2')
+        >>> ROUGEConfig(rouge_types=("rouge10",))  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown ROUGE type 'rouge10'; rouge_types are among rouge1 .. rouge9, rougeL, rougeLsum (n-gram ...
+    """
+
+    rouge_types: Sequence[RougeType] = DEFAULT_TYPES
+    use_stemmer: bool = False
+    tokenize: RougeTokenizer = "default"
+    accumulate: Accumulate = "best"
+    sentence_sep_id: int | None = None
+
+    metric_name = "ROUGE"
+    counting_options = ("rouge_types", "use_stemmer", "tokenize", "accumulate", "sentence_sep_id")
+    foreign_options = FOREIGN_OPTIONS
+    positional_names = BY_POSITION
+    scores_plain_ids = True
+
+    def __post_init__(self) -> None:
+        types = (self.rouge_types,) if isinstance(self.rouge_types, str) else tuple(self.rouge_types)
+        for rouge_type in types:
+            if rouge_type not in ROUGE_TYPES:
+                hint = " (n-gram orders run from 1 to 9)" if re.fullmatch(r"rouge\d+", str(rouge_type)) else ""
+                raise ValueError(
+                    f"unknown ROUGE type {rouge_type!r}; rouge_types are among rouge1 .. rouge9, rougeL, "
+                    f"rougeLsum{hint}"
+                )
+        if not types:
+            raise ValueError("rouge_types is empty: name at least one ROUGE type, such as 'rouge1'")
+        if len(set(types)) != len(types):
+            raise ValueError(f"rouge_types names a type twice: {types}")
+        check_flag("use_stemmer", self.use_stemmer)
+        check_choice("tokenize", self.tokenize, TOKENIZERS)
+        check_choice("accumulate", self.accumulate, ACCUMULATE)
+        if self.sentence_sep_id is not None:
+            object.__setattr__(self, "sentence_sep_id", check_whole("sentence_sep_id", self.sentence_sep_id, 0))
+        super().__post_init__()
+        if self.use_stemmer and self.tokenize != "default":
+            raise ValueError(
+                f"use_stemmer=True stems English words; it goes with tokenize='default', not {self.tokenize!r}"
+            )
+        if self.detokenizer is not None and self.tokenize != "default":
+            raise ValueError("subword ids are read with the default tokenizer; tokenize= is for strings")
+        if self.detokenizer is not None and self.sentence_sep_id is not None:
+            raise ValueError(
+                "sentence_sep_id is for rows of plain ids; decoded text is split into sentences at its newlines"
+            )
+        object.__setattr__(self, "rouge_types", types)
+
+    @property
+    def types(self) -> tuple[RougeType, ...]:
+        """The ROUGE types, in order."""
+        assert isinstance(self.rouge_types, tuple)  # resolved by __post_init__
+        return self.rouge_types
+
+    @property
+    def orders(self) -> tuple[int, ...]:
+        """The n-gram order of each type, 0 for ``rougeL`` and -1 for ``rougeLsum``.
+
+        Example:
+            >>> ROUGEConfig().orders
+            (1, 2, 0, -1)
+        """
+        return tuple(-LCS_TYPES.index(name) if name in LCS_TYPES else int(name[5:]) for name in self.types)
+
+    def result_keys(self) -> list[str]:
+        """The keys of a result, ``f"{rouge_type}_{precision|recall|fmeasure}"``, types first.
+
+        Example:
+            >>> ROUGEConfig(rouge_types=("rouge1",)).result_keys()
+            ['rouge1_precision', 'rouge1_recall', 'rouge1_fmeasure']
+        """
+        return [f"{rouge_type}_{measure}" for rouge_type in self.types for measure in MEASURES]
+
+    @property
+    def input_hint(self) -> str:
+        """What to do with input of the wrong kind: text where ids go, or ids where text goes."""
+        if self.detokenizer is not None:
+            return "with a detokenizer, ROUGE's preds are subword ids; to score strings, leave detokenizer out"
+        return (
+            "ROUGE scores strings, or rows of ids (each id one word); for subword ids, pass detokenizer= "
+            "(a torch_bleu.Detokenizer of their tokenizer)"
+        )
+
+
+#: What each ROUGE type gives, in order.
+MEASURES = ("precision", "recall", "fmeasure")

@@ -1,0 +1,145 @@
+"""ROUGE's per-sentence statistics and scores of a batch: input checked by its kind (strings, ids,
+subword ids), brought to pairs of rows of numbered words (:class:`.statistics.WordPairs`), counted
+(:func:`.statistics.pair_statistics`), and each prediction's references combined
+(:func:`.statistics.reference_choice`).
+
+Strings are read on the host (:mod:`.words`); ids, and subword ids decoded by the detokenizer, are
+counted on their device with sizes from shapes only, but for stemmed subword ids: their decoded text
+is read back to the host, where the stemmer is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from ...arrays import pack_kept
+from ...detokenize.pipeline import decoded_text
+from ...engine.rows import stack_rows
+from ...inputs.batch import SEQUENCES
+from ...inputs.ids import token_batch
+from ...inputs.strings import sentences, subword_batch
+from ...text.code_points import strings_from_rows
+from .code_points import rouge_char_words
+from .config import ROUGEConfig
+from .statistics import WordPairs, pair_statistics, reference_choice
+from .words import TextWords, text_words
+
+
+def sentence_statistics(preds: Any, target: Any, config: ROUGEConfig) -> tuple[Tensor, Tensor]:
+    """Each prediction's ``(B, T, 3)`` int64 statistics (hits, prediction count, reference count of each
+    type) and ``(B, T, 3)`` float64 scores (precision, recall, F-measure), of its references as
+    ``config.accumulate`` combines them.
+
+    Example:
+        >>> statistics, scores = sentence_statistics(["the cat sat"], [["a cat sat down", "the cat"]], ROUGEConfig())
+        >>> statistics[0].tolist()
+        [[2, 3, 2], [1, 2, 1], [2, 3, 2], [2, 3, 2]]
+    """
+    if config.detokenizer is None and _holds_strings(preds):
+        hypotheses, references = sentences(preds, target, config.input_hint)
+        return _of_strings(hypotheses, references, config)
+    if config.use_stemmer and config.detokenizer is None:
+        raise ValueError(
+            "use_stemmer=True stems words of text; rows of plain ids are words already (pass strings, or subword "
+            "ids with detokenizer=)"
+        )
+    if config.detokenizer is None:
+        ids = token_batch(preds, target, config.input_hint)
+        rows = stack_rows(ids.preds, ids.target, config.ignored_ids, ids.ref_present, ids.row_lengths, config.eos_ids)
+        tokens = rows.tokens
+        keep = rows.keep if rows.keep is not None else torch.ones_like(tokens, dtype=torch.bool)
+        separator = config.sentence_sep_id
+        is_separator = tokens == separator if separator is not None else torch.zeros_like(keep)
+        lines = is_separator.long().cumsum(-1)
+        keep = keep & ~is_separator
+        words, word_lines = pack_kept(keep, tokens.shape[-1], (tokens, 0), (lines, 0))
+        lengths = keep.sum(-1)
+    else:
+        ids = subword_batch(preds, target, config.input_hint)
+        rows = stack_rows(ids.preds, ids.target, config.ignored_ids, ids.ref_present, ids.row_lengths, config.eos_ids)
+        chars = decoded_text(rows, ids.reference_chars, config.detokenizer)
+        batch, sources = chars.shape[:2]
+        if config.use_stemmer:  # the stemmer reads strings: the decoded text comes to the host
+            texts = strings_from_rows(chars)
+            present = ids.references_present(rows.lengths[:, 1:])
+            kept = present.cpu().tolist() if present is not None else [[True] * (sources - 1)] * batch
+            references = [
+                [text for text, keep in zip(texts[row * sources + 1 : (row + 1) * sources], kept[row]) if keep]
+                for row in range(batch)
+            ]
+            statistics, scores = _of_strings(texts[::sources], references, config)
+            return statistics.to(chars.device), scores.to(chars.device)
+        found, found_lines = rouge_char_words(chars.reshape(batch * sources, chars.shape[-1]))
+        words = found.ids.reshape(batch, sources, -1)
+        word_lines = found_lines.reshape(batch, sources, -1)
+        lengths = found.lengths.reshape(batch, sources)
+    present = ids.references_present(rows.lengths[:, 1:])
+    return _of_rows(words, word_lines, lengths, present, config)
+
+
+def _of_rows(
+    words: Tensor, lines: Tensor, lengths: Tensor, present: Tensor | None, config: ROUGEConfig
+) -> tuple[Tensor, Tensor]:
+    """Statistics and scores of ``(B, 1 + R, L)`` rows of words packed to the front, and their lines."""
+    batch, sources, width = words.shape
+    references = sources - 1
+    expanded = (batch, references, width)
+    pairs = WordPairs(
+        words[:, :1].expand(expanded).reshape(-1, width),
+        lengths[:, :1].expand(batch, references).reshape(-1),
+        lines[:, :1].expand(expanded).reshape(-1, width),
+        words[:, 1:].reshape(-1, width),
+        lengths[:, 1:].reshape(-1),
+        lines[:, 1:].reshape(-1, width),
+    )
+    statistics = pair_statistics(pairs, config.orders).reshape(batch, references, len(config.types), 3)
+    if present is None:
+        present = torch.ones((batch, references), dtype=torch.bool, device=words.device)
+    return reference_choice(statistics, present, config.accumulate)
+
+
+def _of_strings(hypotheses: list[str], references: list[list[str]], config: ROUGEConfig) -> tuple[Tensor, Tensor]:
+    """Statistics and scores of prediction strings against their reference strings, on the host."""
+    batch = len(hypotheses)
+    counts = np.fromiter(map(len, references), dtype=np.int64, count=batch)
+    if batch and counts.min() == 0:
+        raise ValueError(f"prediction {int(counts.argmin())} has no reference: ROUGE needs at least one")
+    words = text_words(
+        [*hypotheses, *(text for texts in references for text in texts)], config.tokenize, config.use_stemmer
+    )
+    starts = np.cumsum(words.lengths) - words.lengths
+    pair_sentence = np.repeat(np.arange(batch), counts)
+    ref_texts = batch + np.arange(int(counts.sum()))
+    rows = [_padded(words, starts, texts) for texts in (pair_sentence, ref_texts)]
+    pairs = WordPairs(*rows[0], *rows[1])
+    statistics = pair_statistics(pairs, config.orders)
+    most = int(counts.max(initial=1))
+    slot = torch.from_numpy(
+        pair_sentence * most + np.arange(len(pair_sentence)) - np.repeat(np.cumsum(counts) - counts, counts)
+    )
+    grid = torch.zeros((batch * most, *statistics.shape[1:]), dtype=torch.long)
+    grid[slot] = statistics
+    present = torch.zeros(batch * most, dtype=torch.bool)
+    present[slot] = True
+    return reference_choice(
+        grid.reshape(batch, most, *statistics.shape[1:]), present.reshape(batch, most), config.accumulate
+    )
+
+
+def _padded(words: TextWords, starts: np.ndarray, texts: np.ndarray) -> tuple[Tensor, Tensor, Tensor]:
+    """The words of ``texts`` (indices) as padded rows, their lengths and the lines of their words."""
+    lengths = words.lengths[texts]
+    column = np.arange(int(lengths.max(initial=0)))
+    total = words.ids.shape[0]
+    position = np.where(column < lengths[:, None], starts[texts][:, None] + column, total)  # past: a spare 0
+    ids, lines = (np.append(values, 0)[position] for values in (words.ids, words.lines))
+    return torch.from_numpy(ids), torch.from_numpy(lengths), torch.from_numpy(lines)
+
+
+def _holds_strings(preds: object) -> bool:
+    """Whether ``preds`` is a list of strings (or a string, which :func:`sentences` refuses with advice)."""
+    return isinstance(preds, str) or (isinstance(preds, SEQUENCES) and bool(preds) and isinstance(preds[0], str))
