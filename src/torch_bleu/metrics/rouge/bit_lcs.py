@@ -28,6 +28,8 @@ import numpy as np
 GROUP = 512
 GROUP_WORDS = 2**21
 _ONES = np.uint64(2**64 - 1)
+#: Vectors of up to this many words add their carries word by word; longer ones by carry-lookahead.
+RIPPLE_WORDS = 4
 
 
 def lcs_lengths(ref: np.ndarray, ref_length: np.ndarray, pred: np.ndarray, pred_length: np.ndarray) -> np.ndarray:
@@ -118,18 +120,42 @@ def _match_bits(ref: np.ndarray, pred: np.ndarray) -> np.ndarray:
 def _step(vector: np.ndarray, matches: np.ndarray) -> np.ndarray:
     """``V`` after one more reference word: ``(V + U) | (V & ~U)``, ``U = V & M``, carries across words."""
     taken = vector & matches
-    kept = vector & ~taken
-    if vector.shape[0] == 1:
-        out: np.ndarray = (vector + taken) | kept
-        return out
-    out = np.empty_like(vector)
-    carry = np.zeros(vector.shape[1], dtype=np.uint64)
-    for word in range(vector.shape[0]):
-        total = vector[word] + taken[word]
-        with_carry = total + carry
-        carry = ((total < vector[word]) | (with_carry < total)).astype(np.uint64)
-        out[word] = with_carry | kept[word]
+    total = vector + taken
+    if vector.shape[0] > RIPPLE_WORDS:
+        total += _carries(total < vector, total == _ONES)
+    elif vector.shape[0] > 1:  # a few words: the carry ripples from word to word
+        carry = np.zeros(vector.shape[1], dtype=np.uint64)
+        for word in range(vector.shape[0]):
+            carried = total[word] + carry
+            carry = ((total[word] < vector[word]) | (carried < carry)).astype(np.uint64)
+            total[word] = carried
+    out: np.ndarray = total | (vector & ~taken)
     return out
+
+
+def _carries(generated: np.ndarray, propagated: np.ndarray) -> np.ndarray:
+    """``(W, Q)`` the carry into each word of a multiword sum, from the words that overflowed (``generated``)
+    and those that pass a carry on (``propagated``, all ones): a carry-lookahead, 64 words at a time as
+    the bits of one addition."""
+    words, pairs = generated.shape
+    carries = np.zeros((words, pairs), dtype=np.uint64)
+    carry_in = np.zeros(pairs, dtype=np.uint64)
+    for first in range(0, words, 64):
+        chunk = slice(first, first + 64)
+        generate, propagate = (_pack(bits[chunk]) for bits in (generated, propagated))
+        either = generate | propagate
+        into = (either + generate + carry_in) ^ either ^ generate  # bit w: the carry into word w
+        carries[chunk] = (into[None] >> np.arange(generated[chunk].shape[0], dtype=np.uint64)[:, None]) & np.uint64(1)
+        last = np.uint64(min(64, words - first) - 1)
+        carry_in = ((generate >> last) | ((propagate >> last) & (into >> last))) & np.uint64(1)
+    return carries
+
+
+def _pack(bits: np.ndarray) -> np.ndarray:
+    """``(n <= 64, Q)`` bools as ``(Q,)`` uint64, row ``w`` bit ``w``."""
+    packed = np.zeros((8, bits.shape[1]), dtype=np.uint8)
+    packed[: -(-bits.shape[0] // 8)] = np.packbits(bits, axis=0, bitorder="little")
+    return np.ascontiguousarray(packed.T).view("<u8")[:, 0]
 
 
 def _final_vectors(matches: np.ndarray) -> np.ndarray:
@@ -151,8 +177,9 @@ def _all_vectors(matches: np.ndarray) -> np.ndarray:
 
 def _below(bits: np.ndarray, word: int) -> np.ndarray:
     """The mask of the first ``bits`` bits that fall in ``word`` (``bits`` any shape, uint64 out)."""
-    inside = np.clip(bits - 64 * word, 0, 64).astype(np.uint64)
-    return np.where(inside >= 64, _ONES, (np.uint64(1) << np.minimum(inside, np.uint64(63))) - np.uint64(1))
+    inside = np.minimum(np.maximum(bits - 64 * word, 0), 64).astype(np.uint64)
+    shifted = _ONES >> (np.uint64(64) - np.maximum(inside, np.uint64(1)))
+    return np.where(inside > 0, shifted, np.uint64(0))
 
 
 def _ones_below(vectors: np.ndarray, bits: np.ndarray) -> np.ndarray:
