@@ -121,6 +121,7 @@ def test_edge_cases_of_rouge_score():
         ("\u212aelvin \u0130stanbul", "kelvin i stanbul"),
         ("a a a a", "a a"),
         ("\n\n\n", "a\n"),
+        ("a\x00b c", "a b\x00c"),
     ]
     hypotheses, references = (list(side) for side in zip(*cases))
     for use_stemmer in (False, True):
