@@ -191,7 +191,7 @@ def test_whole_wmt17_systems_score_as_rouge_score():
         assert_equal_to_rouge_score(system, reference, types=ALL_TYPES)
 
 
-def test_long_documents():
+def test_long_documents(sizes):
     rng = random.Random(7)
     words = [f"w{rng.randint(0, 40)}" for _ in range(700)]
     hypothesis = " ".join(words[:400]) + "\n" + " ".join(words[400:])
