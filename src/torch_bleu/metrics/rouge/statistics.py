@@ -175,6 +175,8 @@ def reference_choice(statistics: Tensor, present: Tensor, accumulate: str) -> tu
         [[[0.75, 0.75, 0.75]]]
     """
     scores = rouge_scores(statistics)
+    if statistics.shape[1] == 0:  # an empty batch
+        return statistics.sum(1), scores.sum(1)
     if accumulate == "avg":
         weight = present[:, :, None, None]
         summed = torch.where(weight, scores, 0.0).sum(1)
