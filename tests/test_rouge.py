@@ -121,6 +121,7 @@ def test_edge_cases_of_rouge_score():
         ("\u212aelvin \u0130stanbul", "kelvin i stanbul"),
         ("a a a a", "a a"),
         ("\n\n\n", "a\n"),
+        ("a\x00b c", "a b\x00c"),
     ]
     hypotheses, references = (list(side) for side in zip(*cases))
     for use_stemmer in (False, True):
@@ -190,7 +191,7 @@ def test_whole_wmt17_systems_score_as_rouge_score():
         assert_equal_to_rouge_score(system, reference, types=ALL_TYPES)
 
 
-def test_long_documents():
+def test_long_documents(sizes):
     rng = random.Random(7)
     words = [f"w{rng.randint(0, 40)}" for _ in range(700)]
     hypothesis = " ".join(words[:400]) + "\n" + " ".join(words[400:])
@@ -373,3 +374,20 @@ def test_ddp_ranks_give_the_single_process_score(tmp_path):
     expected = {key: value.item() for key, value in single.compute().items()}
     for rank in range(2):
         assert torch.load(tmp_path / f"rank{rank}.pt") == expected
+
+
+def test_odd_but_valid_input(sizes):
+    """Empty batches, empty rows, narrow integer dtypes and non-contiguous views just work."""
+    for preds, target in (
+        ([], []),
+        (torch.zeros((0, 5), dtype=torch.long), torch.zeros((0, 5), dtype=torch.long)),
+        (torch.zeros((2, 0), dtype=torch.long), torch.zeros((2, 0), dtype=torch.long)),
+    ):
+        scores = sentence_rouge(preds, target)
+        assert all(values.shape == (len(preds),) and not values.any() for values in scores.values())
+        assert all(value.item() == 0 for value in corpus_rouge(preds, target).values())
+    view = torch.tensor([[1, 9, 2, 9, 3]], dtype=torch.int32)[:, ::2]
+    got = sentence_rouge(view, torch.tensor([[3, 1, 2, 2]], dtype=torch.int16))
+    assert {key: values.tolist() for key, values in got.items()} == expected_scores(
+        ["1 2 3"], ["3 1 2 2"], DEFAULT_TYPES
+    )

@@ -28,6 +28,8 @@ import numpy as np
 GROUP = 512
 GROUP_WORDS = 2**21
 _ONES = np.uint64(2**64 - 1)
+#: Vectors of up to this many words add their carries word by word; longer ones by carry-lookahead.
+RIPPLE_WORDS = 4
 
 
 def lcs_lengths(ref: np.ndarray, ref_length: np.ndarray, pred: np.ndarray, pred_length: np.ndarray) -> np.ndarray:
@@ -56,7 +58,7 @@ def union_lcs_marks(ref: np.ndarray, ref_length: np.ndarray, pred: np.ndarray, p
     """
     layout = np.zeros((4, ref.shape[0]), dtype=np.int64)  # per pair: match base, vector base, words, stride
     local = np.zeros(ref.shape[0], dtype=np.int64)
-    matches, vectors = [], []
+    matches, vectors, before = [], [], []
     match_base = vector_base = 0
     for rows, ref_rows, pred_rows in _groups(ref, ref_length, pred, pred_length):
         group_matches = _match_bits(ref_rows, pred_rows)
@@ -65,12 +67,16 @@ def union_lcs_marks(ref: np.ndarray, ref_length: np.ndarray, pred: np.ndarray, p
         local[rows] = np.arange(rows.shape[0])
         matches.append(group_matches.reshape(-1))
         vectors.append(group_vectors.reshape(-1))
+        # the ones in each vector's words before each word, so that a count of ones reads one word
+        ones = np.bitwise_count(group_vectors).astype(np.int64)
+        before.append((np.cumsum(ones, axis=1) - ones).reshape(-1))
         match_base += group_matches.size
         vector_base += group_vectors.size
     flat_matches, flat_vectors = (
         np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64) for parts in (matches, vectors)
     )
-    return _backtrack(flat_matches, flat_vectors, layout, local, ref_length, pred_length, ref.shape[1])
+    flat_before = np.concatenate(before) if before else np.zeros(0, dtype=np.int64)
+    return _backtrack(flat_matches, (flat_vectors, flat_before), layout, local, ref_length, pred_length, ref.shape[1])
 
 
 def _groups(
@@ -118,18 +124,42 @@ def _match_bits(ref: np.ndarray, pred: np.ndarray) -> np.ndarray:
 def _step(vector: np.ndarray, matches: np.ndarray) -> np.ndarray:
     """``V`` after one more reference word: ``(V + U) | (V & ~U)``, ``U = V & M``, carries across words."""
     taken = vector & matches
-    kept = vector & ~taken
-    if vector.shape[0] == 1:
-        out: np.ndarray = (vector + taken) | kept
-        return out
-    out = np.empty_like(vector)
-    carry = np.zeros(vector.shape[1], dtype=np.uint64)
-    for word in range(vector.shape[0]):
-        total = vector[word] + taken[word]
-        with_carry = total + carry
-        carry = ((total < vector[word]) | (with_carry < total)).astype(np.uint64)
-        out[word] = with_carry | kept[word]
+    total = vector + taken
+    if vector.shape[0] > RIPPLE_WORDS:
+        total += _carries(total < vector, total == _ONES)
+    elif vector.shape[0] > 1:  # a few words: the carry ripples from word to word
+        carry = np.zeros(vector.shape[1], dtype=np.uint64)
+        for word in range(vector.shape[0]):
+            carried = total[word] + carry
+            carry = ((total[word] < vector[word]) | (carried < carry)).astype(np.uint64)
+            total[word] = carried
+    out: np.ndarray = total | (vector & ~taken)
     return out
+
+
+def _carries(generated: np.ndarray, propagated: np.ndarray) -> np.ndarray:
+    """``(W, Q)`` the carry into each word of a multiword sum, from the words that overflowed (``generated``)
+    and those that pass a carry on (``propagated``, all ones): a carry-lookahead, 64 words at a time as
+    the bits of one addition."""
+    words, pairs = generated.shape
+    carries = np.zeros((words, pairs), dtype=np.uint64)
+    carry_in = np.zeros(pairs, dtype=np.uint64)
+    for first in range(0, words, 64):
+        chunk = slice(first, first + 64)
+        generate, propagate = (_pack(bits[chunk]) for bits in (generated, propagated))
+        either = generate | propagate
+        into = (either + generate + carry_in) ^ either ^ generate  # bit w: the carry into word w
+        carries[chunk] = (into[None] >> np.arange(generated[chunk].shape[0], dtype=np.uint64)[:, None]) & np.uint64(1)
+        last = np.uint64(min(64, words - first) - 1)
+        carry_in = ((generate >> last) | ((propagate >> last) & (into >> last))) & np.uint64(1)
+    return carries
+
+
+def _pack(bits: np.ndarray) -> np.ndarray:
+    """``(n <= 64, Q)`` bools as ``(Q,)`` uint64, row ``w`` bit ``w``."""
+    packed = np.zeros((8, bits.shape[1]), dtype=np.uint8)
+    packed[: -(-bits.shape[0] // 8)] = np.packbits(bits, axis=0, bitorder="little")
+    return np.ascontiguousarray(packed.T).view("<u8")[:, 0]
 
 
 def _final_vectors(matches: np.ndarray) -> np.ndarray:
@@ -151,8 +181,9 @@ def _all_vectors(matches: np.ndarray) -> np.ndarray:
 
 def _below(bits: np.ndarray, word: int) -> np.ndarray:
     """The mask of the first ``bits`` bits that fall in ``word`` (``bits`` any shape, uint64 out)."""
-    inside = np.clip(bits - 64 * word, 0, 64).astype(np.uint64)
-    return np.where(inside >= 64, _ONES, (np.uint64(1) << np.minimum(inside, np.uint64(63))) - np.uint64(1))
+    inside = np.minimum(np.maximum(bits - 64 * word, 0), 64).astype(np.uint64)
+    shifted = _ONES >> (np.uint64(64) - np.maximum(inside, np.uint64(1)))
+    return np.where(inside > 0, shifted, np.uint64(0))
 
 
 def _ones_below(vectors: np.ndarray, bits: np.ndarray) -> np.ndarray:
@@ -165,7 +196,7 @@ def _ones_below(vectors: np.ndarray, bits: np.ndarray) -> np.ndarray:
 
 def _backtrack(
     flat_matches: np.ndarray,
-    flat_vectors: np.ndarray,
+    flat_vectors: tuple[np.ndarray, np.ndarray],
     layout: np.ndarray,
     local: np.ndarray,
     ref_length: np.ndarray,
@@ -174,13 +205,14 @@ def _backtrack(
 ) -> np.ndarray:
     """``(Q, Lr)`` bool: the reference words rouge-score's backtrack takes, for every pair at once.
 
-    Each pair's match bits and vectors lie in its group's ``(L, W, pairs)`` block of the flat arrays;
-    ``layout`` gives, per pair, the blocks' starts, its words per vector and its group's pairs."""
+    Each pair's match bits and vectors (with the ones before each of their words) lie in its group's
+    ``(L, W, pairs)`` block of the flat arrays; ``layout`` gives, per pair, the blocks' starts, its words
+    per vector and its group's pairs."""
     marks = np.zeros((ref_length.shape[0], ref_width), dtype=bool)
     i, j = ref_length.astype(np.int64), pred_length.astype(np.int64)
     # the walk ends after its LCS's first word: it takes no word after that
-    final_start = layout[1] + i * layout[2] * layout[3] + local
-    remaining = j - _ones_before(flat_vectors, final_start, j, layout[2], layout[3])
+    final = layout[1] + i * layout[2] * layout[3] + local
+    remaining = j - _ones_before(flat_vectors, final, j, layout[2], layout[3])
     walking = np.flatnonzero(remaining > 0)
     i, j, remaining = i[walking], j[walking], remaining[walking]
     match_base, vector_base, words, stride = layout[:, walking]
@@ -190,9 +222,9 @@ def _backtrack(
         at = match_base + ((i - 1) * words + word) * stride + offset
         equal = ((flat_matches[at] >> bit) & np.uint64(1)).astype(bool)
         # t[i][j - 1] > t[i - 1][j]: zeros among the first j - 1 bits of V_i, and the first j bits of V_{i-1}
-        row_start = vector_base + offset
-        left_value = (j - 1) - _ones_before(flat_vectors, row_start + i * words * stride, j - 1, words, stride)
-        up_value = j - _ones_before(flat_vectors, row_start + (i - 1) * words * stride, j, words, stride)
+        row = vector_base + offset
+        left_value = (j - 1) - _ones_before(flat_vectors, row + i * words * stride, j - 1, words, stride)
+        up_value = j - _ones_before(flat_vectors, row + (i - 1) * words * stride, j, words, stride)
         left = left_value > up_value
         marks[walking[equal], i[equal] - 1] = True
         i = i - (equal | ~left)
@@ -208,12 +240,19 @@ def _backtrack(
 
 
 def _ones_before(
-    flat_vectors: np.ndarray, start: np.ndarray, bits: np.ndarray, words: np.ndarray, stride: np.ndarray
+    flat_vectors: tuple[np.ndarray, np.ndarray],
+    start: np.ndarray,
+    bits: np.ndarray,
+    words: np.ndarray,
+    stride: np.ndarray,
 ) -> np.ndarray:
-    """How many of the first ``bits`` bits of the vectors at ``start`` (word ``w`` at ``start + w * stride``)
-    are ones."""
-    total: np.ndarray = np.bitwise_count(flat_vectors[start] & _below(bits, 0)).astype(np.int64)
-    for word in range(1, int(words.max(initial=1))):
-        value = flat_vectors[start + np.minimum(word, words - 1) * stride]
-        total += np.where(word < words, np.bitwise_count(value & _below(bits, word)), 0)
-    return total
+    """How many of the first ``bits`` bits of the vectors at ``start`` (word ``w`` at ``start + w * stride``,
+    ``words`` words) are ones: those of the words before the one holding the last of those bits, and
+    those of that word."""
+    vectors, ones_before_word = flat_vectors
+    word = np.minimum(bits >> 6, words - 1)
+    inside = (bits - 64 * word).astype(np.uint64)  # 0 .. 64
+    low = np.where(inside >= 64, _ONES, (np.uint64(1) << np.minimum(inside, np.uint64(63))) - np.uint64(1))
+    at = start + word * stride
+    ones: np.ndarray = ones_before_word[at] + np.bitwise_count(vectors[at] & low).astype(np.int64)
+    return ones

@@ -88,13 +88,14 @@ def _of_rows(
     batch, sources, width = words.shape
     references = sources - 1
     expanded = (batch, references, width)
+    rows = (batch * references, width)
     pairs = WordPairs(
-        words[:, :1].expand(expanded).reshape(-1, width),
-        lengths[:, :1].expand(batch, references).reshape(-1),
-        lines[:, :1].expand(expanded).reshape(-1, width),
-        words[:, 1:].reshape(-1, width),
-        lengths[:, 1:].reshape(-1),
-        lines[:, 1:].reshape(-1, width),
+        words[:, :1].expand(expanded).reshape(rows),
+        lengths[:, :1].expand(batch, references).reshape(rows[0]),
+        lines[:, :1].expand(expanded).reshape(rows),
+        words[:, 1:].reshape(rows),
+        lengths[:, 1:].reshape(rows[0]),
+        lines[:, 1:].reshape(rows),
     )
     statistics = pair_statistics(pairs, config.orders).reshape(batch, references, len(config.types), 3)
     if present is None:

@@ -50,7 +50,7 @@ def sentence_rouge(preds: Any, target: Any, **options: Unpack[ROUGEOptions]) -> 
     """
     config = ROUGEConfig.from_options(options)
     _, scores = sentence_statistics(preds, target, config)
-    return dict(zip(config.result_keys(), scores.reshape(scores.shape[0], -1).unbind(-1)))
+    return dict(zip(config.result_keys(), scores.reshape(scores.shape[0], 3 * len(config.types)).unbind(-1)))
 
 
 @within_cpu_share

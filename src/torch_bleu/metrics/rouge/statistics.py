@@ -139,12 +139,9 @@ def _sentence_rows(rows: np.ndarray, row: np.ndarray, start: np.ndarray, length:
     """Padded rows of the sentences at ``start`` of ``rows[row]``, ``length`` words each."""
     column = np.arange(int(length.max(initial=0)))
     inside = column < length[:, None]
-    taken = (
-        rows[row[:, None], np.where(inside, start[:, None] + column, 0)]
-        if rows.shape[1]
-        else np.zeros(inside.shape, dtype=rows.dtype)
-    )
-    return np.where(inside, taken, pad)
+    at = (row * rows.shape[1] + start)[:, None] + column
+    flat = np.append(rows.reshape(-1), pad)
+    return flat[np.where(inside, at, flat.shape[0] - 1)]
 
 
 def _clipped(pred: Tensor, pred_keep: Tensor, ref: Tensor, ref_keep: Tensor, orders: int) -> Tensor:
@@ -178,6 +175,8 @@ def reference_choice(statistics: Tensor, present: Tensor, accumulate: str) -> tu
         [[[0.75, 0.75, 0.75]]]
     """
     scores = rouge_scores(statistics)
+    if statistics.shape[1] == 0:  # an empty batch
+        return statistics.sum(1), scores.sum(1)
     if accumulate == "avg":
         weight = present[:, :, None, None]
         summed = torch.where(weight, scores, 0.0).sum(1)

@@ -14,6 +14,7 @@ so that ``rougeLsum`` can split summaries at newlines.
 from __future__ import annotations
 
 import importlib
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
@@ -24,9 +25,13 @@ from .stemming import require_stemmer, stem
 
 #: A word of the default tokenizer, or a newline (which ends a line of a summary).
 _WORD_OR_NEWLINE = re.compile(r"[a-z0-9]+|\n")
-#: The number of a newline, and of a word the stemmer drops.
+#: What joins the texts of a batch to be read in one pass (where no text holds it), and what reads them.
+_TEXT_END = "\0"
+_WORD_NEWLINE_OR_END = re.compile(r"[a-z0-9]+|\n|\0")
+#: The numbers of a newline, of a word the stemmer drops, and of the end of a text.
 _NEWLINE = -1
 _DROPPED = -2
+_END = -3
 
 
 class TextWords(NamedTuple):
@@ -50,7 +55,7 @@ class _Numbers(dict[str, int]):
     """Word numbers, given on first sight (stemmed words: the stem's number)."""
 
     def __init__(self, stemmed: bool) -> None:
-        super().__init__({"\n": _NEWLINE})
+        super().__init__({"\n": _NEWLINE, _TEXT_END: _END})
         self.stemmed = stemmed
         self.stems: dict[str, int] = {}
 
@@ -59,13 +64,13 @@ class _Numbers(dict[str, int]):
             root = stem(word)
             number = _DROPPED if root is None else self.stems.setdefault(root, len(self.stems))
         else:
-            number = len(self) - 1
+            number = len(self) - 2
         self[word] = number
         return number
 
     @property
     def distinct(self) -> int:
-        return len(self.stems) if self.stemmed else len(self) - 1
+        return len(self.stems) if self.stemmed else len(self) - 2
 
 
 #: Word numbers, kept from batch to batch (without and with stemming), up to :data:`MEMORY` words.
@@ -87,19 +92,25 @@ def text_words(texts: Sequence[str], tokenize: str = "default", use_stemmer: boo
     """
     if use_stemmer:
         require_stemmer()
-    pieces = (
-        [_WORD_OR_NEWLINE.findall(text.lower()) for text in texts] if tokenize == "default" else _other(texts, tokenize)
-    )
     numbers = _NUMBERS[use_stemmer]
     if len(numbers) > MEMORY:  # between batches: a batch's words keep their numbers
         numbers = _NUMBERS[use_stemmer] = _Numbers(use_stemmer)
-    counts = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
-    flat = np.fromiter(map(numbers.__getitem__, (piece for text in pieces for piece in text)), dtype=np.int64)
-    newline = flat == _NEWLINE
-    text_of = np.repeat(np.arange(len(pieces)), counts)
-    lines = np.cumsum(newline)  # numbered across the texts: only which words share a line matters
+    joined = _TEXT_END.join(texts)
+    if tokenize == "default" and joined.count(_TEXT_END) == len(texts) - 1:  # one pass over the whole batch
+        flat = np.fromiter(map(numbers.__getitem__, _WORD_NEWLINE_OR_END.findall(joined.lower())), dtype=np.int64)
+        text_of = np.cumsum(flat == _END)
+    else:
+        pieces = (
+            [_WORD_OR_NEWLINE.findall(text.lower()) for text in texts]
+            if tokenize == "default"
+            else _other(texts, tokenize)
+        )
+        counts = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
+        flat = np.fromiter(map(numbers.__getitem__, itertools.chain.from_iterable(pieces)), dtype=np.int64)
+        text_of = np.repeat(np.arange(len(pieces)), counts)
+    lines = np.cumsum(flat == _NEWLINE)  # numbered across the texts: only which words share a line matters
     word = flat >= 0
-    lengths = np.bincount(text_of[word], minlength=len(pieces)).astype(np.int64)
+    lengths = np.bincount(text_of[word], minlength=len(texts)).astype(np.int64)
     return TextWords(flat[word], lines[word], lengths, numbers.distinct)
 
 
