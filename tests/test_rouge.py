@@ -8,6 +8,7 @@ compare every precision, recall and F-measure for equality (float64, the same op
 from __future__ import annotations
 
 import random
+import re
 import sys
 from datetime import timedelta
 from pathlib import Path
@@ -158,6 +159,83 @@ def test_rouge_score_rs_agrees():
     for row, result in enumerate(expected):
         for rouge_type in DEFAULT_TYPES:
             assert got[f"{rouge_type}_fmeasure"][row].item() == result[rouge_type].fmeasure
+
+
+#: Words of several scripts, and what the Unicode tokenizers split, fold, normalize or drop.
+SCRIPT_PIECES = [
+    "Straße", "STRASSE", "\uff53\uff54\uff52\uff41\uff53\uff53\uff45", "Äpfel", "don't", "3.14", "1,000",
+    "Москва", "москва", "столица",
+    "東京", "タワー", "今天", "天气", "नमस्ते", "हिन्दी", "한국어", "ﬁ", "İstanbul", "e\u0301", " ", "\n", "\n\n",
+    ",", "!", "-", "\u200d", "\U0001f44d\U0001f3fd", "a", "A", "the",
+]  # fmt: skip
+#: Characters assigned in Python's Unicode version: where its normalization and rouge-score-rs' agree.
+assigned_characters = st.characters(blacklist_categories=("Cn", "Cs"))
+multilingual_texts = (
+    st.lists(st.sampled_from(SCRIPT_PIECES), max_size=12).map(" ".join)
+    | st.lists(st.sampled_from(SCRIPT_PIECES) | assigned_characters, max_size=10).map("".join)
+    | st.text(assigned_characters, max_size=20)
+)
+
+
+def expected_unicode_scores(hypotheses, references, types, tokenize):
+    """rouge-score-rs' ``score_multi`` of each prediction with its ``UnicodeTokenizer`` or
+    ``CharacterTokenizer``, as ``{key: [values]}``."""
+    tokenizers = pytest.importorskip("rouge_score_rs.tokenizers")
+    rs_scorer = pytest.importorskip("rouge_score_rs.rouge_scorer")
+    tokenizer = tokenizers.UnicodeTokenizer() if tokenize == "unicode" else tokenizers.CharacterTokenizer()
+    scorer = rs_scorer.RougeScorer(list(types), tokenizer=tokenizer)
+    results = [scorer.score_multi(refs, hyp) for hyp, refs in zip(hypotheses, references)]
+    return {
+        f"{rouge_type}_{measure}": [getattr(result[rouge_type], measure) for result in results]
+        for rouge_type in types
+        for measure in ("precision", "recall", "fmeasure")
+    }
+
+
+@pytest.mark.parametrize("tokenize", ["unicode", "char"])
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    batch=st.lists(
+        st.tuples(multilingual_texts, st.lists(multilingual_texts, min_size=1, max_size=3)), min_size=1, max_size=6
+    )
+)
+def test_unicode_and_char_tokens_score_as_rouge_score_rs(tokenize, batch):
+    hypotheses, references = (list(side) for side in zip(*batch))
+    expected = expected_unicode_scores(hypotheses, references, ALL_TYPES, tokenize)
+    got = sentence_rouge(hypotheses, references, rouge_types=ALL_TYPES, tokenize=tokenize)
+    assert {key: values.tolist() for key, values in got.items()} == expected
+    metric = ROUGEScore(rouge_types=ALL_TYPES, tokenize=tokenize)
+    metric.update(hypotheses, references)
+    for key, value in metric.compute().items():
+        assert value.item() == pytest.approx(float(np.mean(expected[key])), abs=1e-14)
+
+
+@pytest.mark.parametrize("tokenize", ["unicode", "char"])
+def test_unicode_and_char_tokens_of_several_languages(tokenize):
+    cases = [  # German, Cyrillic, Chinese, Japanese, Korean, Hindi; summaries of several lines
+        ("Die Straße ist nass.\nÄpfel fallen.", ["Die STRASSE ist trocken.\nDie Äpfel fallen nicht."]),
+        ("Москва — столица России.", ["Столица России — Москва!", "Москва большая."]),
+        ("今天天气很好。\n我们去公园。", ["今天天气不好。", "我们今天去公园。"]),
+        ("東京タワーに行きました", ["東京スカイツリーに行きました"]),
+        ("한국어를 공부합니다", ["한국어를 배웁니다"]),
+        ("नमस्ते, आप कैसे हैं?", ["नमस्ते! आप कैसे हो?"]),
+        ("", ["Москва"]),
+        ("!!! ...", ["?"]),
+    ]
+    hypotheses, references = (list(side) for side in zip(*cases))
+    expected = expected_unicode_scores(hypotheses, references, ALL_TYPES, tokenize)
+    got = sentence_rouge(hypotheses, references, rouge_types=ALL_TYPES, tokenize=tokenize)
+    assert {key: values.tolist() for key, values in got.items()} == expected
+    assert got["rouge1_fmeasure"][:6].min() > 0  # every language's words count
+
+
+@pytest.mark.parametrize("tokenize", ["unicode", "char"])
+def test_stemming_is_refused_with_unicode_and_char_tokens(tokenize):
+    message = f"use_stemmer=True stems English words; it goes with tokenize='default', not '{tokenize}'"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        ROUGEScore(tokenize=tokenize, use_stemmer=True)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        sentence_rouge(["a"], ["a"], tokenize=tokenize, use_stemmer=True)
 
 
 def test_statistics_give_the_scores():
