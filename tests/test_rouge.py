@@ -24,9 +24,20 @@ from shared_data import WMT17
 from subword_tokenizers import CORPUS
 from vocabularies import HUGGINGFACE_KINDS, SENTENCEPIECE_KINDS, Vocabulary
 
-from torch_bleu import ROUGEScore, arrays, corpus_rouge, rouge_scores, rouge_statistics, sentence_rouge
+from torch_bleu import (
+    ROUGEScore,
+    arrays,
+    corpus_rouge,
+    paired_bootstrap,
+    paired_randomization,
+    rouge_scores,
+    rouge_statistics,
+    sentence_rouge,
+)
+from torch_bleu.metrics.rouge.bootstrap import rouge_bootstrap
 
 rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
+scoring = pytest.importorskip("rouge_score.scoring")
 
 ALL_TYPES = ("rouge1", "rouge2", "rouge3", "rouge4", "rouge9", "rougeL", "rougeLsum")
 DEFAULT_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
@@ -393,16 +404,88 @@ def test_metric_weight_merge_checkpoint_and_refuse_bad_input():
     assert all(torch.equal(restored.compute()[key], whole.compute()[key]) for key in expected)
 
 
-def test_kept_sentences_give_intervals():
-    metric = ROUGEScore(rouge_types=("rougeL",), keep_sentences=True)
-    metric.update(CORPUS_LINES[:20], CORPUS_LINES[20:40])
-    interval = metric.confidence_interval(resamples=100)
-    assert interval.score == metric.compute()["rougeL_fmeasure"].item()
-    assert 0 < interval.ci < 1
-    kept = metric.kept_corpus().statistics
+def aggregator_intervals(hypotheses, references, types, resamples, seed, repeats=None):
+    """rouge-score's ``BootstrapAggregator(0.95, resamples).aggregate()`` after ``np.random.seed(seed)``, each
+    sentence's scores added ``repeats`` times, in order; NumPy's global random state restored after."""
+    scorer = rouge_scorer.RougeScorer(list(types))
+    aggregator = scoring.BootstrapAggregator(confidence_interval=0.95, n_samples=resamples)
+    for hypothesis, reference, repeat in zip(hypotheses, references, repeats or [1] * len(hypotheses)):
+        for _ in range(repeat):
+            aggregator.add_scores(scorer.score(reference, hypothesis))
+    state = np.random.get_state()
+    try:
+        np.random.seed(seed)
+        result = aggregator.aggregate()
+    finally:
+        np.random.set_state(state)
+    return {name: (tuple(score.low), tuple(score.mid), tuple(score.high)) for name, score in result.items()}
+
+
+@pytest.mark.parametrize("seed", [0, 7, 12345])
+def test_interval_equals_rouge_score_aggregator(seed):
+    generator = random.Random(seed)
+    hypotheses = ["\n".join(generator.sample(CORPUS_LINES, generator.randint(1, 3))) for _ in range(25)]
+    references = ["\n".join(generator.sample(CORPUS_LINES, generator.randint(1, 3))) for _ in range(25)]
+    metric = ROUGEScore(keep_sentences=True)
+    metric.update(hypotheses[:10], references[:10])
+    metric.update(hypotheses[10:], references[10:])
+    state = np.random.get_state()
+    intervals = metric.confidence_interval(resamples=200, seed=seed)
+    assert intervals == aggregator_intervals(hypotheses, references, DEFAULT_TYPES, 200, seed)
+    assert list(intervals) == list(DEFAULT_TYPES)
+    assert all(isinstance(value, float) for bounds in intervals.values() for score in bounds for value in score)
+    assert all(np.array_equal(a, b) for a, b in zip(np.random.get_state(), state))  # global state untouched
+
+
+def test_interval_with_weights_indices_and_merged_states():
+    hypotheses, references = CORPUS_LINES[:12], CORPUS_LINES[12:24]
+    weights = [1, 0, 2, 1, 3, 1, 1, 0, 1, 2, 1, 1]
+    expected = aggregator_intervals(hypotheses, references, ("rougeL", "rouge2"), 300, 3, repeats=weights)
+    first = ROUGEScore(rouge_types=("rougeL", "rouge2"), keep_sentences=True)
+    second = first.clone()
+    order = list(range(12))
+    random.Random(1).shuffle(order)  # updates in shuffled order, dataset order restored from the indices
+    for metric, part in ((first, order[:5]), (second, order[5:])):
+        metric.update(
+            [hypotheses[i] for i in part],
+            [references[i] for i in part],
+            weight=torch.tensor([weights[i] for i in part]),
+            indices=torch.tensor(part),
+        )
+    first.merge_state(second)
+    assert first.confidence_interval(resamples=300, seed=3) == expected
+
+
+def test_interval_of_averaged_references_and_refusals():
+    hypotheses, references = CORPUS_LINES[:8], [[CORPUS_LINES[8 + i], CORPUS_LINES[16 + i]] for i in range(8)]
+    metric = ROUGEScore(rouge_types=("rouge1",), accumulate="avg", keep_sentences=True)
+    metric.update(hypotheses, references)
+    scores = sentence_rouge(hypotheses, references, rouge_types=("rouge1",), accumulate="avg")
+    matrix = torch.stack([scores[f"rouge1_{measure}"] for measure in ("precision", "recall", "fmeasure")], -1)
+    expected = rouge_bootstrap({"rouge1": matrix.numpy()}, resamples=100, seed=5)["rouge1"]
+    got = metric.confidence_interval(resamples=100, seed=5)["rouge1"]
+    assert np.allclose(got, expected, rtol=0, atol=1e-16)
+    with pytest.raises(ValueError, match="keep_sentences=True"):
+        ROUGEScore().confidence_interval()
+    with pytest.raises(ValueError, match="no sentences yet"):
+        ROUGEScore(keep_sentences=True).confidence_interval()
+    with pytest.raises(ValueError, match="resamples"):
+        metric.confidence_interval(resamples=0)
+
+
+def test_paired_tests_compare_the_first_types_mean_fmeasure():
+    references = CORPUS_LINES[20:40]
+    baseline, system = (ROUGEScore(rouge_types=("rougeL", "rouge1"), keep_sentences=True) for _ in range(2))
+    baseline.update(CORPUS_LINES[:20], references)
+    system.update(references[:10] + CORPUS_LINES[10:20], references)
+    (bootstrap,) = paired_bootstrap(baseline, system, resamples=100)
+    (randomization,) = paired_randomization(baseline, system, trials=100)
+    assert bootstrap.score == randomization.score == system.compute()["rougeL_fmeasure"].item()
+    assert 0 < bootstrap.p_value < 0.1 and 0 < randomization.p_value < 0.1
+    kept = system.kept_corpus().statistics
     assert torch.equal(
         rouge_scores(kept[:, :3])[:, 2],
-        sentence_rouge(CORPUS_LINES[:20], CORPUS_LINES[20:40], rouge_types=("rougeL",))["rougeL_fmeasure"],
+        sentence_rouge(references[:10] + CORPUS_LINES[10:20], references, rouge_types=("rougeL",))["rougeL_fmeasure"],
     )
 
 
