@@ -7,18 +7,16 @@ not by hand, and a sentence separator id splits summaries into sentences for ``r
     for src, tgt in valid_loader:
         metric.update(greedy_decode(model, src), tgt)   # counted on the device, no .tolist()
     scores = metric.compute()                           # {"rougeL_fmeasure": ..., ...}
-    interval = metric.confidence_interval()             # bootstrap of rougeL's mean F-measure
+    intervals = metric.confidence_interval()            # rouge-score's bootstrap intervals of every type
 
 The task is a toy extractive one: a document is two or three sentences of topic words with filler
 words mixed in ("dog the house a . um sat sun tree ."), its summary the topic words of each sentence,
 sentence by sentence ("dog house . sat sun tree ."). A small Transformer made here learns it from scratch, and its
 validation ROUGE climbs epoch by epoch. At every epoch the decoded ids are also written out as text
 and scored by rouge-score (when it is installed): its mean scores must equal the metric's. At the end
-the script reports two seeded bootstrap estimates of the last epoch: the metric's own
-``confidence_interval`` (sacrebleu's bootstrap of the first type's mean F-measure), and the intervals
-rouge-score's ``BootstrapAggregator`` reports for every type
-(:func:`torch_bleu.metrics.rouge.bootstrap.rouge_bootstrap` on :func:`torch_bleu.sentence_rouge`'s
-scores, the same draws as ``BootstrapAggregator`` after ``np.random.seed(seed)``).
+the script reports the last epoch's seeded bootstrap intervals of every type, the metric's
+``confidence_interval``: what rouge-score's ``BootstrapAggregator`` reports after ``np.random.seed(seed)``
+(with rouge-score installed, its aggregator on the decoded text must give the same intervals).
 
 Run:  python examples/summarization_validation.py [--epochs 6] [--device cpu|cuda] [--seed 0] [--threads 1] [--quick]
 """
@@ -37,7 +35,7 @@ from torch import Tensor, nn
 from torch.utils.data import DataLoader, TensorDataset
 
 import torch_bleu
-from torch_bleu.metrics.rouge.bootstrap import rouge_bootstrap
+from torch_bleu.metrics.rouge.bootstrap import RougeIntervals
 
 PAD, BOS, EOS, SEP = 0, 1, 2, 3
 TOPICS = ["cat", "dog", "bird", "fish", "sun", "rain", "tree", "river", "house", "road"]
@@ -49,7 +47,7 @@ FILLER_IDS = range(4 + len(TOPICS), len(VOCAB))
 MAX_SENTENCES, MAX_TOPICS, MAX_FILLERS = 3, 3, 2
 SOURCE_LEN = MAX_SENTENCES * (MAX_TOPICS + MAX_FILLERS + 1)
 TARGET_LEN = MAX_SENTENCES * (MAX_TOPICS + 1) + 2  # BOS, the summary, EOS
-ROUGE_TYPES = ("rougeL", "rouge1", "rouge2", "rougeLsum")  # the first is the one the metric's interval resamples
+ROUGE_TYPES = ("rougeL", "rouge1", "rouge2", "rougeLsum")
 OPTIONS: dict[str, Any] = {"rouge_types": ROUGE_TYPES, "ignore_ids": [PAD, BOS], "eos_id": EOS, "sentence_sep_id": SEP}
 IdBatches = list[tuple[Tensor, Tensor]]  # (decoded ids, target ids) of every validation batch
 TOLERANCE = (
@@ -189,19 +187,23 @@ def rouge_score_means(decoded: IdBatches) -> dict[str, float]:
     return {rouge_type: sum(score[rouge_type].fmeasure for score in scores) / len(scores) for rouge_type in ROUGE_TYPES}
 
 
-def rouge_score_intervals(decoded: IdBatches, resamples: int, seed: int) -> dict[str, tuple[float, float, float]]:
-    """rouge-score's ``BootstrapAggregator`` interval ``(low, mid, high)`` of each type's mean F-measure."""
-    preds = torch.cat([pred for pred, _ in decoded])
-    width = max(tgt.shape[1] for _, tgt in decoded)
-    target = torch.cat([nn.functional.pad(tgt, (0, width - tgt.shape[1]), value=PAD) for _, tgt in decoded])
-    scores = torch_bleu.sentence_rouge(preds, target, **OPTIONS)
-    measures = ("precision", "recall", "fmeasure")
-    matrices = {
-        rouge_type: torch.stack([scores[f"{rouge_type}_{measure}"] for measure in measures], -1).cpu().numpy()
-        for rouge_type in ROUGE_TYPES
-    }
-    intervals = rouge_bootstrap(matrices, resamples=resamples, seed=seed)
-    return {rouge_type: (low[2], mid[2], high[2]) for rouge_type, (low, mid, high) in intervals.items()}
+def rouge_score_intervals(decoded: IdBatches, resamples: int, seed: int) -> RougeIntervals:
+    """rouge-score's ``BootstrapAggregator`` intervals ``(low, mid, high)`` of every type over the decoded
+    summaries, written out as text, after ``np.random.seed(seed)`` (NumPy's global state restored after)."""
+    import numpy as np
+    from rouge_score.rouge_scorer import RougeScorer
+    from rouge_score.scoring import BootstrapAggregator
+
+    scorer = RougeScorer(list(ROUGE_TYPES))
+    aggregator = BootstrapAggregator(confidence_interval=0.95, n_samples=resamples)
+    for preds, tgt in decoded:
+        for prediction, target in zip(preds.cpu(), tgt.cpu()):
+            aggregator.add_scores(scorer.score(summary_text(target), summary_text(prediction)))
+    state = np.random.get_state()
+    np.random.seed(seed)
+    result = aggregator.aggregate()
+    np.random.set_state(state)
+    return {name: (tuple(score.low), tuple(score.mid), tuple(score.high)) for name, score in result.items()}
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
@@ -249,18 +251,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         print(f"rouge-score on the decoded text gives the same means at every epoch (largest gap {largest_gap:.1e})")
     else:
         print("rouge-score is not installed, so no check against it (pip install 'torch-bleu[examples]')")
-    interval = metric.confidence_interval(resamples=args.resamples, seed=args.seed)
-    print(
-        f"last epoch, {args.resamples} resamples: rougeL F {100 * interval.score:.2f} "
-        f"(bootstrap mean {100 * interval.mean:.2f} ± {100 * interval.ci:.2f})"
-    )
-    intervals = rouge_score_intervals(decoded, args.resamples, args.seed)
+    intervals = metric.confidence_interval(resamples=args.resamples, seed=args.seed)
+    print(f"last epoch, {args.resamples} resamples: bootstrap F-measure (median [95% interval])")
     for rouge_type, (low, mid, high) in intervals.items():
-        print(
-            f"  rouge-score's BootstrapAggregator, {rouge_type:9} F: {100 * mid:.2f} "
-            f"[{100 * low:.2f}, {100 * high:.2f}]"
-        )
-    return {"history": history, "largest_gap": largest_gap, "interval": interval, "intervals": intervals}
+        print(f"  {rouge_type:9} F: {100 * mid[2]:.2f} [{100 * low[2]:.2f}, {100 * high[2]:.2f}]")
+    if check_with_rouge_score:
+        if rouge_score_intervals(decoded, args.resamples, args.seed) != intervals:
+            raise SystemExit("MISMATCH: ROUGEScore's intervals differ from rouge-score's BootstrapAggregator")
+        print("rouge-score's BootstrapAggregator, seeded alike, gives the same intervals")
+    return {"history": history, "largest_gap": largest_gap, "intervals": intervals}
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ compare every precision, recall and F-measure for equality (float64, the same op
 from __future__ import annotations
 
 import random
+import re
 import sys
 from datetime import timedelta
 from pathlib import Path
@@ -23,9 +24,20 @@ from shared_data import WMT17
 from subword_tokenizers import CORPUS
 from vocabularies import HUGGINGFACE_KINDS, SENTENCEPIECE_KINDS, Vocabulary
 
-from torch_bleu import ROUGEScore, arrays, corpus_rouge, rouge_scores, rouge_statistics, sentence_rouge
+from torch_bleu import (
+    ROUGEScore,
+    arrays,
+    corpus_rouge,
+    paired_bootstrap,
+    paired_randomization,
+    rouge_scores,
+    rouge_statistics,
+    sentence_rouge,
+)
+from torch_bleu.metrics.rouge.bootstrap import rouge_bootstrap
 
 rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
+scoring = pytest.importorskip("rouge_score.scoring")
 
 ALL_TYPES = ("rouge1", "rouge2", "rouge3", "rouge4", "rouge9", "rougeL", "rougeLsum")
 DEFAULT_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
@@ -158,6 +170,83 @@ def test_rouge_score_rs_agrees():
     for row, result in enumerate(expected):
         for rouge_type in DEFAULT_TYPES:
             assert got[f"{rouge_type}_fmeasure"][row].item() == result[rouge_type].fmeasure
+
+
+#: Words of several scripts, and what the Unicode tokenizers split, fold, normalize or drop.
+SCRIPT_PIECES = [
+    "Straße", "STRASSE", "\uff53\uff54\uff52\uff41\uff53\uff53\uff45", "Äpfel", "don't", "3.14", "1,000",
+    "Москва", "москва", "столица",
+    "東京", "タワー", "今天", "天气", "नमस्ते", "हिन्दी", "한국어", "ﬁ", "İstanbul", "e\u0301", " ", "\n", "\n\n",
+    ",", "!", "-", "\u200d", "\U0001f44d\U0001f3fd", "a", "A", "the",
+]  # fmt: skip
+#: Characters assigned in Python's Unicode version: where its normalization and rouge-score-rs' agree.
+assigned_characters = st.characters(blacklist_categories=("Cn", "Cs"))
+multilingual_texts = (
+    st.lists(st.sampled_from(SCRIPT_PIECES), max_size=12).map(" ".join)
+    | st.lists(st.sampled_from(SCRIPT_PIECES) | assigned_characters, max_size=10).map("".join)
+    | st.text(assigned_characters, max_size=20)
+)
+
+
+def expected_unicode_scores(hypotheses, references, types, tokenize):
+    """rouge-score-rs' ``score_multi`` of each prediction with its ``UnicodeTokenizer`` or
+    ``CharacterTokenizer``, as ``{key: [values]}``."""
+    tokenizers = pytest.importorskip("rouge_score_rs.tokenizers")
+    rs_scorer = pytest.importorskip("rouge_score_rs.rouge_scorer")
+    tokenizer = tokenizers.UnicodeTokenizer() if tokenize == "unicode" else tokenizers.CharacterTokenizer()
+    scorer = rs_scorer.RougeScorer(list(types), tokenizer=tokenizer)
+    results = [scorer.score_multi(refs, hyp) for hyp, refs in zip(hypotheses, references)]
+    return {
+        f"{rouge_type}_{measure}": [getattr(result[rouge_type], measure) for result in results]
+        for rouge_type in types
+        for measure in ("precision", "recall", "fmeasure")
+    }
+
+
+@pytest.mark.parametrize("tokenize", ["unicode", "char"])
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    batch=st.lists(
+        st.tuples(multilingual_texts, st.lists(multilingual_texts, min_size=1, max_size=3)), min_size=1, max_size=6
+    )
+)
+def test_unicode_and_char_tokens_score_as_rouge_score_rs(tokenize, batch):
+    hypotheses, references = (list(side) for side in zip(*batch))
+    expected = expected_unicode_scores(hypotheses, references, ALL_TYPES, tokenize)
+    got = sentence_rouge(hypotheses, references, rouge_types=ALL_TYPES, tokenize=tokenize)
+    assert {key: values.tolist() for key, values in got.items()} == expected
+    metric = ROUGEScore(rouge_types=ALL_TYPES, tokenize=tokenize)
+    metric.update(hypotheses, references)
+    for key, value in metric.compute().items():
+        assert value.item() == pytest.approx(float(np.mean(expected[key])), abs=1e-14)
+
+
+@pytest.mark.parametrize("tokenize", ["unicode", "char"])
+def test_unicode_and_char_tokens_of_several_languages(tokenize):
+    cases = [  # German, Cyrillic, Chinese, Japanese, Korean, Hindi; summaries of several lines
+        ("Die Straße ist nass.\nÄpfel fallen.", ["Die STRASSE ist trocken.\nDie Äpfel fallen nicht."]),
+        ("Москва — столица России.", ["Столица России — Москва!", "Москва большая."]),
+        ("今天天气很好。\n我们去公园。", ["今天天气不好。", "我们今天去公园。"]),
+        ("東京タワーに行きました", ["東京スカイツリーに行きました"]),
+        ("한국어를 공부합니다", ["한국어를 배웁니다"]),
+        ("नमस्ते, आप कैसे हैं?", ["नमस्ते! आप कैसे हो?"]),
+        ("", ["Москва"]),
+        ("!!! ...", ["?"]),
+    ]
+    hypotheses, references = (list(side) for side in zip(*cases))
+    expected = expected_unicode_scores(hypotheses, references, ALL_TYPES, tokenize)
+    got = sentence_rouge(hypotheses, references, rouge_types=ALL_TYPES, tokenize=tokenize)
+    assert {key: values.tolist() for key, values in got.items()} == expected
+    assert got["rouge1_fmeasure"][:6].min() > 0  # every language's words count
+
+
+@pytest.mark.parametrize("tokenize", ["unicode", "char"])
+def test_stemming_is_refused_with_unicode_and_char_tokens(tokenize):
+    message = f"use_stemmer=True stems English words; it goes with tokenize='default', not '{tokenize}'"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        ROUGEScore(tokenize=tokenize, use_stemmer=True)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        sentence_rouge(["a"], ["a"], tokenize=tokenize, use_stemmer=True)
 
 
 def test_statistics_give_the_scores():
@@ -315,16 +404,88 @@ def test_metric_weight_merge_checkpoint_and_refuse_bad_input():
     assert all(torch.equal(restored.compute()[key], whole.compute()[key]) for key in expected)
 
 
-def test_kept_sentences_give_intervals():
-    metric = ROUGEScore(rouge_types=("rougeL",), keep_sentences=True)
-    metric.update(CORPUS_LINES[:20], CORPUS_LINES[20:40])
-    interval = metric.confidence_interval(resamples=100)
-    assert interval.score == metric.compute()["rougeL_fmeasure"].item()
-    assert 0 < interval.ci < 1
-    kept = metric.kept_corpus().statistics
+def aggregator_intervals(hypotheses, references, types, resamples, seed, repeats=None):
+    """rouge-score's ``BootstrapAggregator(0.95, resamples).aggregate()`` after ``np.random.seed(seed)``, each
+    sentence's scores added ``repeats`` times, in order; NumPy's global random state restored after."""
+    scorer = rouge_scorer.RougeScorer(list(types))
+    aggregator = scoring.BootstrapAggregator(confidence_interval=0.95, n_samples=resamples)
+    for hypothesis, reference, repeat in zip(hypotheses, references, repeats or [1] * len(hypotheses)):
+        for _ in range(repeat):
+            aggregator.add_scores(scorer.score(reference, hypothesis))
+    state = np.random.get_state()
+    try:
+        np.random.seed(seed)
+        result = aggregator.aggregate()
+    finally:
+        np.random.set_state(state)
+    return {name: (tuple(score.low), tuple(score.mid), tuple(score.high)) for name, score in result.items()}
+
+
+@pytest.mark.parametrize("seed", [0, 7, 12345])
+def test_interval_equals_rouge_score_aggregator(seed):
+    generator = random.Random(seed)
+    hypotheses = ["\n".join(generator.sample(CORPUS_LINES, generator.randint(1, 3))) for _ in range(25)]
+    references = ["\n".join(generator.sample(CORPUS_LINES, generator.randint(1, 3))) for _ in range(25)]
+    metric = ROUGEScore(keep_sentences=True)
+    metric.update(hypotheses[:10], references[:10])
+    metric.update(hypotheses[10:], references[10:])
+    state = np.random.get_state()
+    intervals = metric.confidence_interval(resamples=200, seed=seed)
+    assert intervals == aggregator_intervals(hypotheses, references, DEFAULT_TYPES, 200, seed)
+    assert list(intervals) == list(DEFAULT_TYPES)
+    assert all(isinstance(value, float) for bounds in intervals.values() for score in bounds for value in score)
+    assert all(np.array_equal(a, b) for a, b in zip(np.random.get_state(), state))  # global state untouched
+
+
+def test_interval_with_weights_indices_and_merged_states():
+    hypotheses, references = CORPUS_LINES[:12], CORPUS_LINES[12:24]
+    weights = [1, 0, 2, 1, 3, 1, 1, 0, 1, 2, 1, 1]
+    expected = aggregator_intervals(hypotheses, references, ("rougeL", "rouge2"), 300, 3, repeats=weights)
+    first = ROUGEScore(rouge_types=("rougeL", "rouge2"), keep_sentences=True)
+    second = first.clone()
+    order = list(range(12))
+    random.Random(1).shuffle(order)  # updates in shuffled order, dataset order restored from the indices
+    for metric, part in ((first, order[:5]), (second, order[5:])):
+        metric.update(
+            [hypotheses[i] for i in part],
+            [references[i] for i in part],
+            weight=torch.tensor([weights[i] for i in part]),
+            indices=torch.tensor(part),
+        )
+    first.merge_state(second)
+    assert first.confidence_interval(resamples=300, seed=3) == expected
+
+
+def test_interval_of_averaged_references_and_refusals():
+    hypotheses, references = CORPUS_LINES[:8], [[CORPUS_LINES[8 + i], CORPUS_LINES[16 + i]] for i in range(8)]
+    metric = ROUGEScore(rouge_types=("rouge1",), accumulate="avg", keep_sentences=True)
+    metric.update(hypotheses, references)
+    scores = sentence_rouge(hypotheses, references, rouge_types=("rouge1",), accumulate="avg")
+    matrix = torch.stack([scores[f"rouge1_{measure}"] for measure in ("precision", "recall", "fmeasure")], -1)
+    expected = rouge_bootstrap({"rouge1": matrix.numpy()}, resamples=100, seed=5)["rouge1"]
+    got = metric.confidence_interval(resamples=100, seed=5)["rouge1"]
+    assert np.allclose(got, expected, rtol=0, atol=1e-16)
+    with pytest.raises(ValueError, match="keep_sentences=True"):
+        ROUGEScore().confidence_interval()
+    with pytest.raises(ValueError, match="no sentences yet"):
+        ROUGEScore(keep_sentences=True).confidence_interval()
+    with pytest.raises(ValueError, match="resamples"):
+        metric.confidence_interval(resamples=0)
+
+
+def test_paired_tests_compare_the_first_types_mean_fmeasure():
+    references = CORPUS_LINES[20:40]
+    baseline, system = (ROUGEScore(rouge_types=("rougeL", "rouge1"), keep_sentences=True) for _ in range(2))
+    baseline.update(CORPUS_LINES[:20], references)
+    system.update(references[:10] + CORPUS_LINES[10:20], references)
+    (bootstrap,) = paired_bootstrap(baseline, system, resamples=100)
+    (randomization,) = paired_randomization(baseline, system, trials=100)
+    assert bootstrap.score == randomization.score == system.compute()["rougeL_fmeasure"].item()
+    assert 0 < bootstrap.p_value < 0.1 and 0 < randomization.p_value < 0.1
+    kept = system.kept_corpus().statistics
     assert torch.equal(
         rouge_scores(kept[:, :3])[:, 2],
-        sentence_rouge(CORPUS_LINES[:20], CORPUS_LINES[20:40], rouge_types=("rougeL",))["rougeL_fmeasure"],
+        sentence_rouge(references[:10] + CORPUS_LINES[10:20], references, rouge_types=("rougeL",))["rougeL_fmeasure"],
     )
 
 

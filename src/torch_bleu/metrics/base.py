@@ -1,14 +1,15 @@
 """The ``torchmetrics.Metric`` every metric of this library is: integer statistics as states, kept exact.
 
 A metric is a config (:class:`~torch_bleu.metrics.config.MetricConfig`), per-sentence statistics and a
-score. :class:`ExactMetric` does the rest, the same way for every metric:
+score. :class:`CountingMetric` does the rest, the same way for every metric:
 
 * ``__init__`` takes the config's options by name (torchmetrics' own arguments beside them) and
   points other libraries' option names to the right one;
 * ``update(preds, target, weight=None, indices=None)`` counts a batch, multiplies each sentence's
   statistics by its weight and adds them to int64 states, summed across DDP ranks;
 * with ``keep_sentences=True`` it also keeps each sentence's statistics (:mod:`.sentences`), gathered
-  across ranks, for :meth:`~ExactMetric.confidence_interval` and the paired tests (:mod:`.paired`);
+  across ranks, for the confidence intervals and the paired tests (:mod:`.paired`): :class:`ExactMetric`
+  adds sacrebleu's bootstrap interval of the score (ROUGE gives rouge-score's intervals instead);
 * a constant ``counted_with`` state holds the config's fingerprint, so that statistics counted
   otherwise are never added up: a ``MetricCollection`` groups only metrics with equal states, and
   merges and checkpoints are checked against it;
@@ -69,15 +70,15 @@ class ExactMetricArguments(MetricArguments, total=False):
     keep_sentences: bool
 
 
-class ExactMetric(Metric):
+class CountingMetric(Metric):
     """Base of every metric: int64 statistics from ``update``, checked wherever states come in.
 
     Subclasses set :attr:`config_class` and :attr:`state_names`, and implement
     :meth:`statistics_shapes`, :meth:`sentence_statistics`, :meth:`score` and :meth:`packed_score`
     (and :meth:`pack`, where the packed layout is not the states one after another).
 
-    ``keep_sentences=True`` keeps each sentence's statistics besides their sums, for
-    :meth:`confidence_interval` and the paired tests (:func:`torch_bleu.paired_bootstrap`,
+    ``keep_sentences=True`` keeps each sentence's statistics besides their sums, for the metric's
+    ``confidence_interval`` and the paired tests (:func:`torch_bleu.paired_bootstrap`,
     :func:`torch_bleu.paired_randomization`): ``8 * (F + 2)`` bytes per sentence on the metric's
     device, ``F`` the statistics of a sentence (BLEU: ``2 * max_order + 2``, chrF: ``3 * orders``, TER:
     2), plus its weight and dataset index. ``compute()`` is unchanged, and ``reset()`` clears them.
@@ -136,7 +137,11 @@ class ExactMetric(Metric):
             for name, field in ((name, fields[name]) for name in cls.config_class.option_names())
         ]
         variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
-        rest = [parameter for parameter in own.parameters.values() if parameter.kind not in variadic]
+        rest = [
+            parameter
+            for parameter in own.parameters.values()
+            if parameter.kind not in variadic and parameter.name != "keep_sentences"  # inherited from the base
+        ]
         keep = inspect.Parameter("keep_sentences", inspect.Parameter.KEYWORD_ONLY, default=False, annotation="bool")
         metric_kwargs = inspect.Parameter("metric_kwargs", inspect.Parameter.VAR_KEYWORD)
         parameters = [*options, *rest[1:], keep, metric_kwargs]
@@ -210,33 +215,6 @@ class ExactMetric(Metric):
     def compute(self) -> Tensor:
         """The score of everything added so far (of every rank), a 0-d float64 tensor."""
         return self.score(*(getattr(self, name) for name in self.state_names))
-
-    @within_cpu_share
-    def confidence_interval(self, resamples: int = 1000, seed: int | None = 12345) -> ConfidenceInterval:
-        """The score of the kept sentences (of every rank) with its bootstrap mean and 95% confidence interval.
-
-        Needs ``keep_sentences=True``. The numbers are sacrebleu's ``--confidence -cin resamples``
-        (``corpus_score(..., n_bootstrap=resamples)``) on the same sentences in the same order, on
-        the 0..1 scale: the same resamples (NumPy's ``default_rng(seed)``; ``seed`` is sacrebleu's
-        ``SACREBLEU_SEED``, ``None`` draws fresh entropy), drawn and scored by the command line's code
-        (:func:`torch_bleu.significance.statistics_bootstrap` with :meth:`packed_score`). sacrebleu scores the
-        resamples with float32 statistics, this with float64 ones, so the mean and interval agree to
-        about 1e-6; the score is ``compute()``'s.
-
-        Example:
-            >>> from torch_bleu import CHRFScore
-            >>> metric = CHRFScore(keep_sentences=True)
-            >>> metric.update(["the cat sat", "a dog barked", "hello world"], ["the cat sat", "the dog", "hello"])
-            >>> result = metric.confidence_interval(resamples=100)
-            >>> round(result.score, 4), round(result.mean, 4), round(result.ci, 4)
-            (0.7101, 0.7036, 0.3904)
-        """
-        significance.check_draws("resamples", resamples, seed)
-        corpus = self.kept_corpus()
-        packed = corpus.statistics.cpu().numpy()[None]
-        result = significance.statistics_bootstrap(packed, self.packed_score, resamples, seed)
-        assert result.means is not None and result.cis is not None  # a bootstrap gives both
-        return ConfidenceInterval(corpus.score, float(result.means[0]) / 100, float(result.cis[0]) / 100)
 
     def kept_corpus(self) -> KeptCorpus:
         """The kept sentences of every rank as the corpus that intervals and paired tests resample, and its
@@ -424,6 +402,41 @@ class ExactMetric(Metric):
             if state.shape != own.shape:
                 raise ValueError(f"state {name!r} must have shape {tuple(own.shape)}, got {tuple(state.shape)}")
             check_counts(name, state)
+
+
+class ExactMetric(CountingMetric):
+    """A metric whose confidence interval is sacrebleu's bootstrap of its score (BLEU, chrF, TER, WER, CER).
+
+    ROUGE's is rouge-score's instead (:meth:`torch_bleu.ROUGEScore.confidence_interval`), so
+    :class:`~torch_bleu.ROUGEScore` is a :class:`CountingMetric` with an interval of its own.
+    """
+
+    @within_cpu_share
+    def confidence_interval(self, resamples: int = 1000, seed: int | None = 12345) -> ConfidenceInterval:
+        """The score of the kept sentences (of every rank) with its bootstrap mean and 95% confidence interval.
+
+        Needs ``keep_sentences=True``. The numbers are sacrebleu's ``--confidence -cin resamples``
+        (``corpus_score(..., n_bootstrap=resamples)``) on the same sentences in the same order, on
+        the 0..1 scale: the same resamples (NumPy's ``default_rng(seed)``; ``seed`` is sacrebleu's
+        ``SACREBLEU_SEED``, ``None`` draws fresh entropy), drawn and scored by the command line's code
+        (:func:`torch_bleu.significance.statistics_bootstrap` with :meth:`packed_score`). sacrebleu scores the
+        resamples with float32 statistics, this with float64 ones, so the mean and interval agree to
+        about 1e-6; the score is ``compute()``'s.
+
+        Example:
+            >>> from torch_bleu import CHRFScore
+            >>> metric = CHRFScore(keep_sentences=True)
+            >>> metric.update(["the cat sat", "a dog barked", "hello world"], ["the cat sat", "the dog", "hello"])
+            >>> result = metric.confidence_interval(resamples=100)
+            >>> round(result.score, 4), round(result.mean, 4), round(result.ci, 4)
+            (0.7101, 0.7036, 0.3904)
+        """
+        significance.check_draws("resamples", resamples, seed)
+        corpus = self.kept_corpus()
+        packed = corpus.statistics.cpu().numpy()[None]
+        result = significance.statistics_bootstrap(packed, self.packed_score, resamples, seed)
+        assert result.means is not None and result.cis is not None  # a bootstrap gives both
+        return ConfidenceInterval(corpus.score, float(result.means[0]) / 100, float(result.cis[0]) / 100)
 
 
 def check_counts(name: str, state: Tensor) -> None:

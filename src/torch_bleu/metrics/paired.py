@@ -1,12 +1,13 @@
 """Paired significance tests of metrics that keep their sentences (``keep_sentences=True``).
 
-Each metric gives its kept sentences as a corpus (:meth:`~torch_bleu.metrics.base.ExactMetric.kept_corpus`:
+Each metric gives its kept sentences as a corpus (:meth:`~torch_bleu.metrics.base.CountingMetric.kept_corpus`:
 gathered across DDP ranks as ``compute()`` gathers the sums, in dataset order), and the tests run
 on them in :mod:`torch_bleu.significance`, the code of the command line's tests, with the metric's
-:meth:`~torch_bleu.metrics.base.ExactMetric.packed_score` as the scorer: so the p-values are those of
+:meth:`~torch_bleu.metrics.base.CountingMetric.packed_score` as the scorer: so the p-values are those of
 ``torch-bleu`` and of sacrebleu (``--paired-bs``, ``--paired-ar``) on the same sentences in the same
 order, with the same seed. A metric's own interval is its
-:meth:`~torch_bleu.metrics.base.ExactMetric.confidence_interval`.
+:meth:`~torch_bleu.metrics.base.ExactMetric.confidence_interval`. ROUGE metrics are tested on their
+score, the mean F-measure of their first ROUGE type (:meth:`torch_bleu.ROUGEScore.score`).
 
 The sentences are ordered and weighted on the metric's device; the resampling runs in NumPy on the
 host, whose random generator draws sacrebleu's resamples (``K x N x F`` int64 statistics are
@@ -33,7 +34,7 @@ import torch
 
 from .. import significance
 from ..threads import within_cpu_share
-from .base import ExactMetric
+from .base import CountingMetric
 from .sentences import KeptCorpus
 
 
@@ -69,7 +70,7 @@ class RandomizationComparison(NamedTuple):
 
 @within_cpu_share
 def paired_bootstrap(
-    baseline: ExactMetric, *metrics: ExactMetric, resamples: int = 1000, seed: int | None = 12345
+    baseline: CountingMetric, *metrics: CountingMetric, resamples: int = 1000, seed: int | None = 12345
 ) -> list[BootstrapComparison]:
     """Paired bootstrap resampling of each of ``metrics`` against ``baseline``, all with kept sentences.
 
@@ -78,7 +79,8 @@ def paired_bootstrap(
     :meth:`~torch_bleu.metrics.base.ExactMetric.confidence_interval`).
     The metrics must be of one kind with the same options, and hold the same sentences: as many, and
     with dataset indices, the same ones. ``baseline.confidence_interval(resamples, seed)`` gives the
-    baseline's own line of sacrebleu's table (the resamples are the same).
+    baseline's own line of sacrebleu's table (the resamples are the same), but for ROUGE, whose
+    interval is rouge-score's; ROUGE metrics compare on the mean F-measure of their first type.
 
     Example:
         >>> from torch_bleu import BLEUScore
@@ -102,7 +104,7 @@ def paired_bootstrap(
 
 @within_cpu_share
 def paired_randomization(
-    baseline: ExactMetric, *metrics: ExactMetric, trials: int = 10000, seed: int | None = 12345
+    baseline: CountingMetric, *metrics: CountingMetric, trials: int = 10000, seed: int | None = 12345
 ) -> list[RandomizationComparison]:
     """Paired approximate randomization of each of ``metrics`` against ``baseline``, all with kept sentences.
 
@@ -128,11 +130,11 @@ def paired_randomization(
     ]
 
 
-def _paired(baseline: ExactMetric, metrics: Sequence[ExactMetric]) -> tuple[list[KeptCorpus], np.ndarray]:
+def _paired(baseline: CountingMetric, metrics: Sequence[CountingMetric]) -> tuple[list[KeptCorpus], np.ndarray]:
     """Every metric's corpus and score, and the ``(K, N, F)`` statistics the tests take, checked to be comparable."""
     if not metrics:
         raise ValueError("give the baseline and at least one metric to compare with it")
-    if not isinstance(baseline, ExactMetric):
+    if not isinstance(baseline, CountingMetric):
         raise TypeError(f"expected a metric of torch_bleu as the baseline, got {type(baseline).__name__}")
     for metric in metrics:
         _check_comparable(baseline, metric)
@@ -155,7 +157,7 @@ def _paired(baseline: ExactMetric, metrics: Sequence[ExactMetric]) -> tuple[list
     return kept, packed
 
 
-def _check_comparable(baseline: ExactMetric, metric: ExactMetric) -> None:
+def _check_comparable(baseline: CountingMetric, metric: CountingMetric) -> None:
     if type(metric) is not type(baseline):
         raise TypeError(f"cannot compare a {type(metric).__name__} with a {type(baseline).__name__} baseline")
     counted = baseline.config.counted_otherwise(metric.config.fingerprint())

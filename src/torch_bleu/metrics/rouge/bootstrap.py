@@ -23,6 +23,8 @@ from numpy.typing import ArrayLike
 
 #: (precision, recall, fmeasure): one score.
 Score = tuple[float, float, float]
+#: For every ROUGE type, ``(low, mid, high)``: rouge-score's ``AggregateScore`` as plain tuples.
+RougeIntervals = dict[str, tuple[Score, Score, Score]]
 #: The most indices one chunk of resamples draws (8 MiB of them, and as much again for their scores).
 _CHUNK_INDICES = 1 << 20
 #: The largest seed a legacy ``RandomState`` takes.
@@ -31,7 +33,7 @@ _MAX_SEED = 2**32 - 1
 
 def rouge_bootstrap(
     scores: Mapping[str, ArrayLike], *, resamples: int = 1000, confidence: float = 0.95, seed: int | None = None
-) -> dict[str, tuple[Score, Score, Score]]:
+) -> RougeIntervals:
     """Bootstrap confidence intervals of the mean precision, recall and F-measure of every ROUGE type,
     exactly as rouge-score's ``BootstrapAggregator`` computes them after ``np.random.seed(seed)``.
 
@@ -64,7 +66,7 @@ def rouge_bootstrap(
     random_state = np.random.RandomState(seed)
     delta = (1 - confidence) / 2
     quantiles = 100 * np.array([delta, 0.5, 1 - delta])
-    intervals = {}
+    intervals: RougeIntervals = {}
     for rouge_type, matrix in matrices.items():
         bounds = np.percentile(_resampled_means(matrix, resamples, random_state), quantiles, axis=0)
         low, mid, high = (_score(row) for row in bounds)

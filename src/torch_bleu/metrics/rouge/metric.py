@@ -9,10 +9,12 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ..base import ExactMetric, ExactMetricArguments
+from ...threads import within_cpu_share
+from ..base import CountingMetric, ExactMetricArguments
+from .bootstrap import RougeIntervals, rouge_bootstrap
 from .config import ROUGEConfig, ROUGEOptions
 from .counting import sentence_statistics
-from .score import LIMBS, fixed_point, mean_of_fixed_point
+from .score import LIMB_BITS, LIMBS, SCALE_BITS, fixed_point, mean_of_fixed_point, rouge_scores
 
 if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
@@ -22,7 +24,7 @@ class ROUGEScoreOptions(ROUGEOptions, ExactMetricArguments, total=False):
     """What :class:`ROUGEScore` takes by name: its options and torchmetrics' arguments."""
 
 
-class ROUGEScore(ExactMetric):
+class ROUGEScore(CountingMetric):
     """Mean ROUGE of the sentences of ``update`` calls, each sentence scored as rouge-score scores it.
 
     ``update(preds, target, weight=None)`` takes the predictions first, then their references: strings
@@ -35,9 +37,10 @@ class ROUGEScore(ExactMetric):
     type, summed), ``score_sums`` ``(T, 3, 2)`` (each sentence's precision, recall and F-measure as
     fixed-point integers, summed: exact and independent of the order of the sentences, ranks and
     batches, see :mod:`~torch_bleu.metrics.rouge.score`) and ``sentences``. With
-    ``keep_sentences=True``, each sentence's statistics are kept too;
-    :meth:`~torch_bleu.metrics.base.ExactMetric.confidence_interval` and the paired tests resample the
-    mean F-measure of the first ROUGE type (:meth:`score`).
+    ``keep_sentences=True``, each sentence's statistics are kept too: :meth:`confidence_interval`
+    gives rouge-score's bootstrap intervals of every type, and the paired tests
+    (:func:`torch_bleu.paired_bootstrap`, :func:`torch_bleu.paired_randomization`) compare the mean
+    F-measure of the first ROUGE type (:meth:`score`).
 
     Args:
         **options: ``rouge_types``, ``use_stemmer``, ``tokenize``, ``accumulate``, ``sentence_sep_id``, and
@@ -82,9 +85,44 @@ class ROUGEScore(ExactMetric):
         means = mean_of_fixed_point(self.score_sums, self.sentences)
         return dict(zip(self.config.result_keys(), means.reshape(-1).unbind(0)))
 
+    @within_cpu_share
+    def confidence_interval(
+        self, resamples: int = 1000, seed: int | None = 12345, *, confidence: float = 0.95
+    ) -> RougeIntervals:
+        """rouge-score's bootstrap intervals of the kept sentences (of every rank): for every ROUGE type,
+        ``(low, mid, high)``, each ``(precision, recall, fmeasure)``.
+
+        Needs ``keep_sentences=True``. The result equals rouge-score's
+        ``BootstrapAggregator(confidence, resamples).aggregate()`` after ``np.random.seed(seed)``, with
+        the sentences' scores added in order (dataset order when ``update`` got indices, each sentence
+        repeated by its weight): :func:`~torch_bleu.metrics.rouge.bootstrap.rouge_bootstrap` on scores
+        recomputed from the kept integer statistics, exactly rouge-score's (with ``accumulate="avg"``,
+        the kept fixed-point scores, within ``2**-57`` of each). ``mid`` is the median of the resampled
+        means, not ``compute()``'s mean. ``seed=None`` draws fresh entropy; NumPy's global random state
+        is left as it was.
+
+        Example:
+            >>> metric = ROUGEScore(rouge_types=("rouge1",), keep_sentences=True)
+            >>> metric.update(["the cat sat", "a dog", "hello"], ["the cat sat down", "the dog", "hello world"])
+            >>> low, mid, high = metric.confidence_interval(resamples=100, seed=0)["rouge1"]
+            >>> [round(value, 4) for value in mid]
+            [0.8333, 0.5833, 0.6746]
+        """
+        statistics = self.kept_corpus().statistics.cpu()
+        types = len(self.config.types)
+        if self.config.accumulate == "best":
+            scores = rouge_scores(statistics[:, : 3 * types].reshape(-1, types, 3)).numpy()
+        else:
+            high, low = statistics[:, 3 * types : 3 * types * (1 + LIMBS)].reshape(-1, types, 3, LIMBS).unbind(-1)
+            scores = (high.double() * 2.0 ** (LIMB_BITS - SCALE_BITS) + low.double() * 2.0**-SCALE_BITS).numpy()
+        by_type: dict[str, np.ndarray] = {
+            rouge_type: scores[:, position] for position, rouge_type in enumerate(self.config.types)
+        }
+        return rouge_bootstrap(by_type, resamples=resamples, confidence=confidence, seed=seed)
+
     def score(self, *statistics: Tensor) -> Tensor:
-        """The mean F-measure of the first ROUGE type of summed states (0-d float64): the score that
-        confidence intervals and paired tests resample."""
+        """The mean F-measure of the first ROUGE type of summed states (0-d float64): the score that the
+        paired tests compare."""
         _, score_sums, sentences = statistics
         return mean_of_fixed_point(score_sums[0, 2], sentences)
 

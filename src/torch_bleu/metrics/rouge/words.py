@@ -13,7 +13,6 @@ so that ``rougeLsum`` can split summaries at newlines.
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import re
 from collections.abc import Callable, Sequence
@@ -115,17 +114,20 @@ def text_words(texts: Sequence[str], tokenize: str = "default", use_stemmer: boo
 
 
 def _other(texts: Sequence[str], tokenize: str) -> list[list[str]]:
-    """The words of each text by a tokenizer of any script, each line on its own, newlines kept."""
-    unicode_tokens = importlib.import_module(".unicode_tokens", __package__)
-    split: Callable[[str], list[str]] = (
-        unicode_tokens.unicode_tokens if tokenize == "unicode" else unicode_tokens.char_tokens
+    """The words of each text by a tokenizer of any script, the lines of all texts read in one batch, each
+    line's words followed by a newline but the last's (no word or cluster spans a newline)."""
+    from .unicode_tokens import char_token_lists, unicode_token_lists  # imports regex only where asked for
+
+    split: Callable[[Sequence[str]], list[list[str]]] = (
+        unicode_token_lists if tokenize == "unicode" else char_token_lists
     )
+    lines_of = [text.split("\n") for text in texts]
+    line_words = iter(split(list(itertools.chain.from_iterable(lines_of))))
     pieces = []
-    for text in texts:
-        words: list[str] = []
-        for number, line in enumerate(text.split("\n")):
-            if number:
-                words.append("\n")
-            words.extend(split(line))
+    for lines in lines_of:
+        words = next(line_words)
+        for _ in lines[1:]:
+            words.append("\n")
+            words.extend(next(line_words))
         pieces.append(words)
     return pieces
