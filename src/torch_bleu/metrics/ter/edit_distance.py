@@ -93,12 +93,73 @@ class LineRows(NamedTuple):
     distance: np.ndarray
 
 
-def known_rows(pairs: Pairs, matrices: LineRows, lines: Lines) -> np.ndarray:
+class Matrices(NamedTuple):
+    """Every pair's matrix (the first round's rows, where later rounds write the rows of the shifts they
+    keep), with what tracing a path back takes.
+
+    Cell ``j`` of row ``i`` of pair ``p`` is at ``row_start[i] + line_start[p] + j`` in ``edits`` and
+    ``back`` (row 0, every pair's origin and inserted reference words, after the other rows), and for
+    ``i >= 1`` in ``costs`` too, its cost being ``costs`` there plus ``j`` plus ``lowered[p]``.
+
+    Attributes:
+        costs: the cells' costs, lowered.
+        edits: the edit that reaches each cell (its code).
+        back: how far before each cell in ``edits`` lies the cell its edit comes from (0: the origin).
+        row_start: where each row starts.
+        line_start: where each pair's cells start within a row.
+        lowered: how far each pair's costs are lowered.
+        distance: each pair's edit distance.
+    """
+
+    costs: np.ndarray
+    edits: np.ndarray
+    back: np.ndarray
+    row_start: np.ndarray
+    line_start: np.ndarray
+    lowered: np.ndarray
+    distance: np.ndarray
+
+
+def matrices_of(pairs: Pairs) -> Matrices:
+    """Every pair's matrix, rows ``1 .. n`` computed from row 0 (``0 .. m``: reference words inserted).
+
+    Example:
+        >>> matrices = matrices_of(pairs_of(np.array([1, 2]), np.array([2]), np.array([2, 1]), np.array([2])))
+        >>> matrices.edits.tolist(), matrices.back.tolist(), matrices.distance.tolist()
+        ([1, 0, 0, 1, 0, 0, 4, 2, 2], [-6, -5, -5, 3, 4, 4, 0, 1, 1], [2])
+    """
+    everyone = np.arange(pairs.n.size)
+    lines = Lines(everyone, pairs.hyp, pairs.hyp_start, np.zeros_like(everyone))
+    rows = compute_rows(pairs, lines, cells_of(pairs.m + 1)[1])
+    row_zero = np.full(int(pairs.m.sum() + pairs.m.size), REFERENCE_WORD, dtype=np.int8)
+    row_zero[rows.line_start] = ORIGIN
+    row_start = np.concatenate([rows.step_start[-1:], rows.step_start[:-1]])
+    edits = np.concatenate([rows.edits, row_zero])
+    strides = np.concatenate(
+        [_row_strides(row_start).repeat(np.diff(rows.step_start)), np.zeros(row_zero.size, np.int64)]
+    )
+    back = _back(edits, strides)
+    return Matrices(rows.costs, edits, back, row_start, rows.line_start, rows.lowered, rows.distance)
+
+
+def _row_strides(row_start: np.ndarray) -> np.ndarray:
+    """How far before each row ``1 ..`` the row before it starts."""
+    return np.diff(row_start)
+
+
+def _back(edits: np.ndarray, stride: np.ndarray) -> np.ndarray:
+    """How far back the cell each edit comes from lies, in cells whose rows start ``stride`` after the
+    rows before them."""
+    back: np.ndarray = _READS_HYPOTHESIS[edits] * stride + _READS_REFERENCE[edits]
+    return back
+
+
+def known_rows(pairs: Pairs, matrices: Matrices, lines: Lines) -> np.ndarray:
     """Row ``start`` of each line (row 0: ``0 .. m``), the lines' cells side by side."""
     width = pairs.m[lines.pair] + 1
     line, column = cells_of(width)
     start = lines.start[line]
-    stored = matrices.step_start[np.maximum(start, 1) - 1] + matrices.line_start[lines.pair][line] + column
+    stored = matrices.row_start[np.maximum(start, 1)] + matrices.line_start[lines.pair][line] + column
     return np.where(start > 0, matrices.costs[stored] + column + matrices.lowered[lines.pair][line], column)
 
 
@@ -122,7 +183,6 @@ def compute_rows(pairs: Pairs, lines: Lines, first: np.ndarray) -> LineRows:
     line, column = cells_of(width)
     given_width = pairs.m[lines.pair] + 1
     first = first[(np.cumsum(given_width) - given_width)[order][line] + column]
-    reference = np.where(column > 0, pairs.ref[np.maximum(pairs.ref_start[pair][line] + column - 1, 0)], -1)
     # an unreachable cell costs more than any path (and stays below twice that, plus what it adds up);
     # each line's costs lie below the previous line's (lowered by line_offset per line): int32 where that fits
     unreachable = 1 << int(pairs.n.max(initial=0) + pairs.m.max(initial=0) + 2).bit_length()
@@ -130,41 +190,30 @@ def compute_rows(pairs: Pairs, lines: Lines, first: np.ndarray) -> LineRows:
     dtype = np.int32 if (width.size + 1) * line_offset < 2**31 else np.int64
     lowered = line_offset * np.arange(width.size)
     below = (-lowered[line] - column).astype(dtype)
-    reference = reference.astype(dtype)
-    word_before = lines.word_start[order] + lines.start[order] - 1
-    band_before = pairs.band.first_row[pair] + lines.start[order] - 1
     steps = int(work[0]) if work.size else 0
     at_work = np.searchsorted(-work, -np.arange(1, steps + 1), side="right")  # lines at work in each step
     cells_at_work = np.concatenate([line_start, [width.sum()]])[at_work]
     step_start = np.concatenate([[0], np.cumsum(cells_at_work)])
+    same = _same_words(pairs, lines, order, at_work, width, step_start)
+    row_before = pairs.band.first_row[pair] + lines.start[order] - 1
+    floor = _beam_floor(pairs.band, row_before, work, width, step_start, below + dtype(unreachable))
     costs = np.empty(int(step_start[-1]), dtype=dtype)
-    edits = np.empty(int(step_start[-1]), dtype=np.int8)
-    outside_cells, outside_start = _outside_beam(pairs.band, band_before, work, width, line_start)
-    outside_costs = below[outside_cells] + unreachable
+    diagonals = np.empty_like(costs)
+    best = np.empty_like(costs)
     line_unreachable = (unreachable - lowered).astype(dtype)  # column 0 of each line, diagonally
-    doublings = _doublings(pairs, width, at_work).tolist()
     previous = first.astype(dtype) + below
-    spare = np.empty(int(cells_at_work[0]) if steps else 0, dtype=dtype)
-    for step in range(steps):
-        busy, size, at = at_work[step], cells_at_work[step], step_start[step]
-        word = lines.words[word_before[:busy] + step + 1].astype(dtype)
-        same = np.repeat(word, width[:busy]) == reference[:size]
-        diagonal = np.empty(size, dtype=dtype)
-        np.subtract(previous[: size - 1], same[1:], out=diagonal[1:])
+    for busy, size, at in zip(at_work.tolist(), cells_at_work.tolist(), step_start.tolist()):
+        diagonal, choice, current = diagonals[at : at + size], best[at : at + size], costs[at : at + size]
+        np.subtract(previous[: size - 1], same[at + 1 : at + size], out=diagonal[1:])
         diagonal[line_start[:busy]] = line_unreachable[:busy]
-        above = previous[:size] + 1
-        best = np.minimum(diagonal, above)
-        outside = outside_cells[outside_start[step] : outside_start[step + 1]]
-        unreachable_outside = outside_costs[outside_start[step] : outside_start[step + 1]]
-        best[outside] = unreachable_outside
-        current = costs[at : at + size]
-        _prefix_minimum(best, doublings[step], out=current, spare=spare[:size])
-        current[outside] = unreachable_outside
-        code = edits[at : at + size]
-        np.less(current, best, out=code.view(np.bool_))
-        np.add(code, code, out=code)  # 2: inserted (reached from the left)
-        np.bitwise_or(code, np.less(above, diagonal).view(np.int8), out=code)  # 1: deleted (from above)
+        np.minimum(diagonal, previous[:size] + 1, out=choice)
+        np.maximum(choice, floor[at : at + size], out=choice)
+        np.minimum.accumulate(choice, out=current)  # a reference word inserted: the running minimum
+        np.maximum(current, floor[at : at + size], out=current)
         previous = current
+    inserted = (costs < best).view(np.int8)
+    edits = inserted + inserted  # 2: inserted (reached from the left)
+    edits |= (best < diagonals).view(np.int8)  # 1: deleted (from above)
     last = step_start[work - 1] + line_start + width - 1
     distance = np.empty(order.size, dtype=np.int64)
     distance[order] = costs[last] + width - 1 + lowered
@@ -173,28 +222,36 @@ def compute_rows(pairs: Pairs, lines: Lines, first: np.ndarray) -> LineRows:
     return LineRows(costs, edits, step_start, unsorted_start, unsorted_lowered, distance)
 
 
-def _doublings(pairs: Pairs, width: np.ndarray, at_work: np.ndarray) -> np.ndarray:
-    """How many doublings of a window cover the longest run of insertions within a row, at each step:
-    the widest row of the ``at_work`` first lines (of ``width`` columns), or the widest beam."""
-    widest = np.minimum(np.maximum.accumulate(width)[at_work - 1], pairs.band.width.max(initial=1))
-    bit_lengths: np.ndarray = np.frexp(widest - 1)[1]
-    return bit_lengths
+def _same_words(
+    pairs: Pairs, lines: Lines, order: np.ndarray, at_work: np.ndarray, width: np.ndarray, step_start: np.ndarray
+) -> np.ndarray:
+    """Whether the hypothesis word of each cell's row is the reference word of its column (column 0:
+    none), every cell of every step, of lines in ``order`` of ``width`` columns, ``at_work`` at each step."""
+    step, line = cells_of(at_work)  # every (step, line) at work
+    word = lines.words[(lines.word_start + lines.start)[order][line] + step]
+    column_line, column = cells_of(width)
+    reference = pairs.ref[np.maximum(pairs.ref_start[lines.pair[order]][column_line] + column - 1, 0)]
+    offset = cells_of(np.diff(step_start))[1]  # each cell's place within its step
+    same: np.ndarray = (word.repeat(width[line]) == reference[offset]) & (column > 0)[offset]
+    return same
 
 
-def _prefix_minimum(values: np.ndarray, doublings: int, out: np.ndarray, spare: np.ndarray) -> None:
-    """The running minimum of ``values`` over windows of ``2 ** doublings`` cells into ``out`` (a window
-    as wide as a line is the line's running minimum, since each line's costs lie below the previous
-    line's), a window doubled at a time in vectorized passes."""
-    if doublings % 2:
-        source, target = spare, out  # the last pass writes out
-    else:
-        source, target = out, spare
-    source[:] = values
-    for doubling in range(doublings):
-        shift = 1 << doubling
-        target[:shift] = source[:shift]
-        np.minimum(source[shift:], source[:-shift], out=target[shift:])
-        source, target = target, source
+def _beam_floor(
+    band: Band,
+    row_before: np.ndarray,
+    work: np.ndarray,
+    width: np.ndarray,
+    step_start: np.ndarray,
+    unreachable: np.ndarray,
+) -> np.ndarray:
+    """The least cost of each cell of every step (lines longest ``work`` first, of ``width`` columns, their
+    beam rows after ``row_before``): ``unreachable`` (the cost of each cell of a step, lowered as the cells
+    are) outside its row's beam, the least number there is inside."""
+    line_start = np.cumsum(width) - width
+    cells, start = _outside_beam(band, row_before, work, width, line_start)
+    floor = np.full(int(step_start[-1]), np.iinfo(unreachable.dtype).min, dtype=unreachable.dtype)
+    floor[np.repeat(step_start[:-1], np.diff(start)) + cells] = unreachable[cells]
+    return floor
 
 
 def _outside_beam(
@@ -225,20 +282,23 @@ def cells_of(width: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return line, np.arange(line.size, dtype=np.int64) - (np.cumsum(width) - width)[line]
 
 
-def store_rows(pairs: Pairs, matrices: LineRows, lines: Lines, rows: LineRows, chosen: np.ndarray) -> None:
-    """Write the rows computed for the ``chosen`` lines into their pairs' matrices."""
-    pair, start = lines.pair[chosen], lines.start[chosen]
+def store_rows(pairs: Pairs, matrices: Matrices, lines: Lines, rows: LineRows) -> None:
+    """Write the rows computed for the lines (one per pair at most) into their pairs' matrices."""
+    pair, start = lines.pair, lines.start
     width = pairs.m[pair] + 1
     line, step = cells_of(pairs.n[pair] - start)  # every (line, step) to write, then each of its cells
-    source_row = rows.step_start[step] + rows.line_start[chosen][line]
-    target_row = matrices.step_start[start[line] + step] + matrices.line_start[pair][line]
+    row = start[line] + step + 1
+    source_row = rows.step_start[step] + rows.line_start[line]
+    target_row = matrices.row_start[row] + matrices.line_start[pair][line]
     row_width = width[line]
     _, column = cells_of(row_width)
-    source = np.repeat(source_row, row_width) + column
-    target = source + np.repeat(target_row - source_row, row_width)
-    raised = np.repeat((rows.lowered[chosen] - matrices.lowered[pair])[line], row_width)
+    source = source_row.repeat(row_width) + column
+    target = source + (target_row - source_row).repeat(row_width)
+    raised = (rows.lowered - matrices.lowered[pair])[line].repeat(row_width)
     matrices.costs[target] = rows.costs[source] + raised.astype(rows.costs.dtype)
-    matrices.edits[target] = rows.edits[source]
+    edits = rows.edits[source]
+    matrices.edits[target] = edits
+    matrices.back[target] = _back(edits, _row_strides(matrices.row_start)[row - 1].repeat(row_width))
 
 
 class Alignment(NamedTuple):
@@ -256,15 +316,13 @@ class Alignment(NamedTuple):
     ref_to_hyp: np.ndarray
 
 
-def alignment(pairs: Pairs, matrices: LineRows, active: np.ndarray) -> Alignment:
+def alignment(pairs: Pairs, matrices: Matrices, active: np.ndarray) -> Alignment:
     """The alignment of the ``active`` pairs' words along the edits that reach their last cells, traced
     back from the last cell (as sacrebleu's trace), all pairs a step at a time.
 
     Example:
         >>> pairs = pairs_of(np.array([1, 2]), np.array([2]), np.array([2, 1]), np.array([2]))
-        >>> lines = Lines(np.array([0]), pairs.hyp, np.array([0]), np.array([0]))
-        >>> matrices = compute_rows(pairs, lines, np.array([0, 1, 2]))
-        >>> found = alignment(pairs, matrices, np.array([0]))
+        >>> found = alignment(pairs, matrices_of(pairs), np.array([0]))
         >>> found.hyp_wrong.tolist(), found.ref_wrong.tolist(), found.ref_to_hyp.tolist()
         ([True, True], [True, True], [0, 1])
     """
@@ -272,23 +330,17 @@ def alignment(pairs: Pairs, matrices: LineRows, active: np.ndarray) -> Alignment
     ref_wrong = np.zeros(pairs.ref.size, dtype=bool)
     ref_to_hyp = np.zeros(pairs.ref.size, dtype=np.int64)
     n, m = pairs.n[active], pairs.m[active]
-    i, j = n.copy(), m.copy()
-    # row 0 after the rows: each pair's cells there are its origin, then inserted reference words
-    pair_start = matrices.line_start[active]
-    row_zero = np.full(int(matrices.line_start.max(initial=0) + pairs.m.max(initial=0)) + 1, REFERENCE_WORD, np.int8)
-    row_zero[pair_start] = ORIGIN
-    edits = np.concatenate([matrices.edits, row_zero])
-    row_start = np.concatenate([[matrices.edits.size], matrices.step_start])
-    steps = int((i + j).max()) if active.size else 0  # the longest path there could be
-    traced_edits = np.full((steps, active.size), ORIGIN, dtype=np.int8)
+    cell = matrices.row_start[n] + matrices.line_start[active] + m
+    steps = int((n + m).max()) if active.size else 0  # the longest path there could be
+    path = np.empty((steps, active.size), dtype=np.int64)
+    back = matrices.back
     for step in range(steps):
-        if step % 8 == 0 and not (i + j).any():  # every path traced
-            traced_edits = traced_edits[:step]
+        if step % 8 == 0 and not back[cell].any():  # every path traced
+            path = path[:step]
             break
-        edit = edits[row_start[i] + pair_start + j]
-        traced_edits[step] = edit
-        i -= _READS_HYPOTHESIS[edit]
-        j -= _READS_REFERENCE[edit]
+        path[step] = cell
+        cell -= back[cell]
+    traced_edits = matrices.edits[path]
     reads_hyp, reads_ref = _READS_HYPOTHESIS[traced_edits], _READS_REFERENCE[traced_edits]
     traced_i = n - np.cumsum(reads_hyp, 0) + reads_hyp  # the cell each edit reaches
     traced_j = m - np.cumsum(reads_ref, 0) + reads_ref

@@ -21,7 +21,18 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .edit_distance import Alignment, Lines, Pairs, alignment, cells_of, compute_rows, known_rows, pairs_of, store_rows
+from .candidate_distance import candidate_distances, code_point_words, reference_texts
+from .edit_distance import (
+    Alignment,
+    Lines,
+    Pairs,
+    alignment,
+    compute_rows,
+    known_rows,
+    matrices_of,
+    pairs_of,
+    store_rows,
+)
 
 #: The longest block shifted.
 MAX_SHIFT_SIZE = 10
@@ -60,7 +71,8 @@ def edit_counts(hyp: np.ndarray, hyp_lengths: np.ndarray, ref: np.ndarray, ref_l
     both = (n > 0) & (m > 0)
     if not both.any():
         return edits
-    pairs = pairs_of(hyp[np.repeat(both, n)], n[both], ref[np.repeat(both, m)], m[both])
+    hyp_words, ref_words = code_point_words(hyp[np.repeat(both, n)], n[both], ref[np.repeat(both, m)], m[both])
+    pairs = pairs_of(hyp_words, n[both], ref_words, m[both])
     edits[both] = _searched_edits(pairs)
     return edits
 
@@ -68,14 +80,13 @@ def edit_counts(hyp: np.ndarray, hyp_lengths: np.ndarray, ref: np.ndarray, ref_l
 def _searched_edits(pairs: Pairs) -> np.ndarray:
     """The edits of pairs of non-empty sides, shift rounds until no pair gains."""
     count = pairs.n.size
-    everyone = np.arange(count)
-    first_round = Lines(everyone, pairs.hyp, pairs.hyp_start, np.zeros(count, dtype=np.int64))
-    matrices = compute_rows(pairs, first_round, _first_rows(pairs.m))  # where later rounds keep their shifts
+    matrices = matrices_of(pairs)  # where later rounds keep their shifts
     distance = matrices.distance.copy()
     shifts = np.zeros(count, dtype=np.int64)
     checked = np.zeros(count, dtype=np.int64)
     reference_order = _reference_order(pairs)
-    active = everyone
+    references = reference_texts(pairs)
+    active = np.arange(count)
     while active.size:
         found = alignment(pairs, matrices, active)
         candidates = _candidates(pairs, found, active, reference_order)
@@ -83,23 +94,19 @@ def _searched_edits(pairs: Pairs) -> np.ndarray:
         searching = checked < MAX_CANDIDATES
         candidates = _select(candidates, searching[candidates.pair])
         lines = _shifted_lines(pairs, candidates)
-        rows = compute_rows(pairs, lines, known_rows(pairs, matrices, lines))
-        gain = distance[candidates.pair] - rows.distance
+        current = distance[candidates.pair]
+        shifted = candidate_distances(pairs, references, matrices, lines, current)
+        gain = current - shifted
         best = _best(candidates, gain)
         best = best[gain[best] > 0]
-        winners = candidates.pair[best]
-        store_rows(pairs, matrices, lines, rows, best)
-        _apply(pairs, lines, best)
-        distance[winners] = rows.distance[best]
-        shifts[winners] += 1
-        active = winners
+        kept = _select_lines(lines, best)
+        store_rows(pairs, matrices, kept, compute_rows(pairs, kept, known_rows(pairs, matrices, kept)))
+        _apply(pairs, kept)
+        active = kept.pair
+        distance[active] = shifted[best]
+        shifts[active] += 1
     edits: np.ndarray = shifts + distance
     return edits
-
-
-def _first_rows(m: np.ndarray) -> np.ndarray:
-    """Row 0 of every pair's matrix (``0 .. m``: reference words inserted), side by side."""
-    return cells_of(m + 1)[1]
 
 
 def _reference_order(pairs: Pairs) -> tuple[np.ndarray, np.ndarray, int]:
@@ -206,10 +213,14 @@ def _best(candidates: Candidates, gain: np.ndarray) -> np.ndarray:
     return order[group_end]
 
 
-def _apply(pairs: Pairs, lines: Lines, chosen: np.ndarray) -> None:
-    """Make the ``chosen`` lines' hypotheses their pairs' own."""
-    pair = lines.pair[chosen]
-    n = pairs.n[pair]
-    line = np.repeat(np.arange(chosen.size), n)
+def _select_lines(lines: Lines, chosen: np.ndarray) -> Lines:
+    """The ``chosen`` lines (their words left in place)."""
+    return Lines(lines.pair[chosen], lines.words, lines.word_start[chosen], lines.start[chosen])
+
+
+def _apply(pairs: Pairs, lines: Lines) -> None:
+    """Make the lines' hypotheses their pairs' own."""
+    n = pairs.n[lines.pair]
+    line = np.repeat(np.arange(n.size), n)
     k = np.arange(line.size) - (np.cumsum(n) - n)[line]
-    pairs.hyp[pairs.hyp_start[pair][line] + k] = lines.words[lines.word_start[chosen][line] + k]
+    pairs.hyp[pairs.hyp_start[lines.pair][line] + k] = lines.words[lines.word_start[line] + k]

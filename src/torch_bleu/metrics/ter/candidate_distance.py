@@ -1,0 +1,104 @@
+"""The beam edit distance of many shifted hypotheses at once, by rapidfuzz's Levenshtein distance where
+the beam cannot change it.
+
+A path through the matrix of an ``n``-word hypothesis against an ``m``-word reference that costs ``d``
+edits stays within ``d`` columns of the line from the origin to the last cell at every row (before cell
+``(i, j)`` lie at least ``|i - j|`` edits, after it at least ``|(n - i) - (m - j)|``, and ``j - i * m / n``
+lies between the two differences). sacrebleu's beam (:mod:`.band`) holds at least
+:data:`~.band.BEAM_WIDTH` columns on each side of that line, less one for rounding, so a distance of
+at most ``BEAM_WIDTH - 2`` is the beam edit distance too. A larger Levenshtein distance is only a lower
+bound of the beam's: it is exact enough for a shift that cannot lower the pair's distance (its gain is
+no more than zero either way), and the others are computed with the beam (:func:`.compute_rows`).
+
+rapidfuzz compares strings, so each word becomes one code point: its id plus one (code point 0
+separates the hypotheses), the surrogates skipped.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from rapidfuzz.distance import Levenshtein
+from rapidfuzz.process import cpdist
+
+from .band import BEAM_WIDTH
+from .edit_distance import Lines, Matrices, Pairs, compute_rows, known_rows
+
+#: The largest Levenshtein distance that is the beam edit distance too.
+WITHIN_BEAM = BEAM_WIDTH - 2
+#: The first surrogate code point, and how many there are: no word becomes one.
+_SURROGATES, _SURROGATE_COUNT = 0xD800, 0x800
+#: The largest word id that becomes a code point.
+LARGEST_WORD = 0x10FFFF - _SURROGATE_COUNT - 1
+
+
+def code_point_words(
+    hyp: np.ndarray, hyp_lengths: np.ndarray, ref: np.ndarray, ref_lengths: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Word ids of pairs (``hyp`` and ``ref`` end to end, ``hyp_lengths`` and ``ref_lengths`` words per
+    pair) that are at most :data:`LARGEST_WORD`: the ids themselves when they are, else each pair's
+    words numbered anew from 0 (equal words, equal ids, within a pair).
+
+    Example:
+        >>> hyp, ref = code_point_words(np.array([-5, 2**40]), np.array([1, 1]), np.array([2**40, 3]), np.array([1, 1]))
+        >>> hyp.tolist(), ref.tolist()
+        ([0, 1], [1, 0])
+    """
+    words = np.concatenate([hyp, ref]).astype(np.int64)
+    if words.min(initial=0) >= 0 and words.max(initial=0) <= LARGEST_WORD:
+        return hyp, ref
+    pairs = np.arange(hyp_lengths.size)
+    pair = np.concatenate([np.repeat(pairs, hyp_lengths), np.repeat(pairs, ref_lengths)])
+    order = np.lexsort((words, pair))
+    words, pair = words[order], pair[order]
+    new_pair = np.ones(words.size, dtype=bool)
+    new_pair[1:] = pair[1:] != pair[:-1]
+    new_word = new_pair.copy()
+    new_word[1:] |= words[1:] != words[:-1]
+    rank = np.cumsum(new_word) - 1
+    rank -= np.maximum.accumulate(np.where(new_pair, rank, 0))
+    numbered = np.empty_like(rank)
+    numbered[order] = rank
+    return numbered[: hyp.size], numbered[hyp.size :]
+
+
+def reference_texts(pairs: Pairs) -> np.ndarray:
+    """Each pair's reference as a string (an object array), for :func:`candidate_distances`."""
+    return np.array(_texts(pairs.ref, pairs.ref_start, pairs.m), dtype=object)
+
+
+def candidate_distances(
+    pairs: Pairs, references: np.ndarray, matrices: Matrices, lines: Lines, bound: np.ndarray
+) -> np.ndarray:
+    """The beam edit distance of each line's hypothesis against its pair's reference where it is below
+    ``bound`` (one per line), else a number of at least ``bound``.
+
+    Word ids are at most :data:`LARGEST_WORD`; ``references`` are the pairs' :func:`reference_texts`;
+    ``matrices`` holds the rows of the lines' pairs up to each line's ``start``
+    (:func:`~.edit_distance.known_rows`).
+
+    Example:
+        >>> from .edit_distance import matrices_of, pairs_of
+        >>> pairs = pairs_of(np.array([2, 1]), np.array([2]), np.array([1, 2]), np.array([2]))
+        >>> matrices = matrices_of(pairs)
+        >>> shifted = Lines(np.array([0, 0]), np.array([1, 2, 2, 2]), np.array([0, 2]), np.array([0, 1]))
+        >>> candidate_distances(pairs, reference_texts(pairs), matrices, shifted, np.array([2, 2])).tolist()
+        [0, 1]
+    """
+    hypotheses = _texts(lines.words, lines.word_start, pairs.n[lines.pair])
+    distance: np.ndarray = cpdist(hypotheses, references[lines.pair], scorer=Levenshtein.distance, dtype=np.int64)
+    beyond = np.flatnonzero((distance > WITHIN_BEAM) & (distance < bound))
+    if beyond.size:
+        banded = Lines(lines.pair[beyond], lines.words, lines.word_start[beyond], lines.start[beyond])
+        distance[beyond] = compute_rows(pairs, banded, known_rows(pairs, matrices, banded)).distance
+    return distance
+
+
+def _texts(words: np.ndarray, start: np.ndarray, length: np.ndarray) -> list[str]:
+    """The word sequences ``words[start : start + length]`` as strings, a code point per word."""
+    codes = words[
+        np.repeat(start, length) + np.arange(int(length.sum())) - np.repeat(np.cumsum(length) - length, length)
+    ]
+    codes = codes + 1 + (codes >= _SURROGATES - 1) * _SURROGATE_COUNT
+    text = np.zeros(codes.size + length.size, dtype="<u4")
+    text[np.arange(codes.size) + np.repeat(np.arange(length.size), length)] = codes
+    return text.tobytes().decode("utf-32-le").split("\0")[:-1]
