@@ -1,14 +1,16 @@
 """The beam edit distance of many shifted hypotheses at once, by rapidfuzz's Levenshtein distance where
 the beam cannot change it.
 
-A path through the matrix of an ``n``-word hypothesis against an ``m``-word reference that costs ``d``
-edits stays within ``d`` columns of the line from the origin to the last cell at every row (before cell
-``(i, j)`` lie at least ``|i - j|`` edits, after it at least ``|(n - i) - (m - j)|``, and ``j - i * m / n``
-lies between the two differences). sacrebleu's beam (:mod:`.band`) holds at least
-:data:`~.band.BEAM_WIDTH` columns on each side of that line, less one for rounding, so a distance of
-at most ``BEAM_WIDTH - 2`` is the beam edit distance too. A larger Levenshtein distance is only a lower
-bound of the beam's: it is exact enough for a shift that cannot lower the pair's distance (its gain is
-no more than zero either way), and the others are computed with the beam (:func:`.compute_rows`).
+sacrebleu's beam (:mod:`.band`) holds the cells of row ``i`` within ``BEAM_WIDTH - 2`` columns of
+``i * m / n`` (:data:`~.band.BEAM_WIDTH` on each side of a rounded point, less rounding), so a path
+through the matrix of an ``n``-word hypothesis against an ``m``-word reference that leaves it passes
+a cell ``(i, j)`` with ``|j - i * m / n| > BEAM_WIDTH - 2``. That lies between ``a = j - i`` and
+``-b``, where ``b = (m - j) - (n - i) = (m - n) - a``, and at least ``|a| + |b|`` edits lie before and
+after the cell: a path that leaves the beam costs at least ``BEAM_WIDTH - 1`` edits, and at least
+``2 * (BEAM_WIDTH - 1) - |m - n|``. A smaller Levenshtein distance is then the beam edit distance
+too. A larger one is only a lower bound of the beam's: it is exact enough for a shift that cannot
+lower the pair's distance (its gain is no more than zero either way), and the others are computed
+with the beam (:func:`.compute_rows`).
 
 rapidfuzz compares strings, so each word becomes one code point: its id plus one (code point 0
 separates the hypotheses), the surrogates skipped.
@@ -23,8 +25,6 @@ from rapidfuzz.process import cpdist
 from .band import BEAM_WIDTH
 from .edit_distance import Lines, Matrices, Pairs, compute_rows, known_rows
 
-#: The largest Levenshtein distance that is the beam edit distance too.
-WITHIN_BEAM = BEAM_WIDTH - 2
 #: The first surrogate code point, and how many there are: no word becomes one.
 _SURROGATES, _SURROGATE_COUNT = 0xD800, 0x800
 #: The largest word id that becomes a code point.
@@ -61,6 +61,18 @@ def code_point_words(
     return numbered[: hyp.size], numbered[hyp.size :]
 
 
+def exact_within_beam(hyp_lengths: np.ndarray, ref_lengths: np.ndarray) -> np.ndarray:
+    """The largest Levenshtein distance of an ``n``-word hypothesis and an ``m``-word reference that is
+    their beam edit distance too.
+
+    Example:
+        >>> exact_within_beam(np.array([20, 20, 20]), np.array([20, 30, 60])).tolist()
+        [47, 37, 23]
+    """
+    leaving: np.ndarray = np.maximum(BEAM_WIDTH - 1, 2 * (BEAM_WIDTH - 1) - np.abs(hyp_lengths - ref_lengths))
+    return leaving - 1
+
+
 def reference_texts(pairs: Pairs) -> np.ndarray:
     """Each pair's reference as a string (an object array), for :func:`candidate_distances`."""
     return np.array(_texts(pairs.ref, pairs.ref_start, pairs.m), dtype=object)
@@ -86,7 +98,7 @@ def candidate_distances(
     """
     hypotheses = _texts(lines.words, lines.word_start, pairs.n[lines.pair])
     distance: np.ndarray = cpdist(hypotheses, references[lines.pair], scorer=Levenshtein.distance, dtype=np.int64)
-    beyond = np.flatnonzero((distance > WITHIN_BEAM) & (distance < bound))
+    beyond = np.flatnonzero((distance > exact_within_beam(pairs.n, pairs.m)[lines.pair]) & (distance < bound))
     if beyond.size:
         banded = Lines(lines.pair[beyond], lines.words, lines.word_start[beyond], lines.start[beyond])
         distance[beyond] = compute_rows(pairs, banded, known_rows(pairs, matrices, banded)).distance

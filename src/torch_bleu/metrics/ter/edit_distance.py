@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .band import BEAM_WIDTH, Band, band
+from .band import Band, band
 
 #: The edit that reaches a cell, as a code: both words (a match or a substitution), a hypothesis word
 #: (deleted), a reference word (inserted: bit 1, whatever bit 0 holds), or none (the origin).
@@ -194,9 +194,7 @@ def compute_rows(pairs: Pairs, lines: Lines, first: np.ndarray) -> LineRows:
     at_work = np.searchsorted(-work, -np.arange(1, steps + 1), side="right")  # lines at work in each step
     cells_at_work = np.concatenate([line_start, [width.sum()]])[at_work]
     step_start = np.concatenate([[0], np.cumsum(cells_at_work)])
-    same = _same_words(pairs, lines, order, at_work, width, step_start)
-    row_before = pairs.band.first_row[pair] + lines.start[order] - 1
-    floor = _beam_floor(pairs.band, row_before, work, width, step_start, below + dtype(unreachable))
+    same, floor = _step_cells(pairs, lines, order, at_work, line_start, below + dtype(unreachable))
     costs = np.empty(int(step_start[-1]), dtype=dtype)
     diagonals = np.empty_like(costs)
     best = np.empty_like(costs)
@@ -222,64 +220,31 @@ def compute_rows(pairs: Pairs, lines: Lines, first: np.ndarray) -> LineRows:
     return LineRows(costs, edits, step_start, unsorted_start, unsorted_lowered, distance)
 
 
-def _same_words(
-    pairs: Pairs, lines: Lines, order: np.ndarray, at_work: np.ndarray, width: np.ndarray, step_start: np.ndarray
-) -> np.ndarray:
-    """Whether the hypothesis word of each cell's row is the reference word of its column (column 0:
-    none), every cell of every step, of lines in ``order`` of ``width`` columns, ``at_work`` at each step."""
-    step, line = cells_of(at_work)  # every (step, line) at work
-    word = lines.words[(lines.word_start + lines.start)[order][line] + step]
-    column_line, column = cells_of(width)
-    reference = pairs.ref[np.maximum(pairs.ref_start[lines.pair[order]][column_line] + column - 1, 0)]
-    offset = cells_of(np.diff(step_start))[1]  # each cell's place within its step
-    same: np.ndarray = (word.repeat(width[line]) == reference[offset]) & (column > 0)[offset]
-    return same
-
-
-def _beam_floor(
-    band: Band,
-    row_before: np.ndarray,
-    work: np.ndarray,
-    width: np.ndarray,
-    step_start: np.ndarray,
-    unreachable: np.ndarray,
-) -> np.ndarray:
-    """The least cost of each cell of every step (lines longest ``work`` first, of ``width`` columns, their
-    beam rows after ``row_before``): ``unreachable`` (the cost of each cell of a step, lowered as the cells
-    are) outside its row's beam, the least number there is inside."""
-    line_start = np.cumsum(width) - width
-    cells, start = _outside_beam(band, row_before, work, width, line_start)
-    floor = np.full(int(step_start[-1]), np.iinfo(unreachable.dtype).min, dtype=unreachable.dtype)
-    floor[np.repeat(step_start[:-1], np.diff(start)) + cells] = unreachable[cells]
-    return floor
-
-
-def _outside_beam(
-    band: Band, row_before: np.ndarray, work: np.ndarray, width: np.ndarray, line_start: np.ndarray
+def _step_cells(
+    pairs: Pairs, lines: Lines, order: np.ndarray, at_work: np.ndarray, line_start: np.ndarray, unreachable: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The cells outside the beam at each step, of lines (longest ``work`` first) of ``width`` columns at
-    ``line_start`` whose beam rows follow ``row_before``: ``(cells, start)``, step ``t``'s cells (within
-    the step) being ``cells[start[t] : start[t + 1]]``. Short references have none.
-    """
-    cut = np.flatnonzero(width > BEAM_WIDTH)  # m + 1 <= 25 columns lie in every row's beam
-    steps = int(work[0]) if work.size else 0
-    at_work = np.searchsorted(-work[cut], -np.arange(1, steps + 1), side="right")  # a prefix of them
-    step, index = cells_of(at_work)  # every (step, line) of lines whose beam may leave out columns
-    line = cut[index]
-    row = row_before[line] + step + 1
-    lo, beam = band.lo[row], band.width[row]
-    count = width[line] - beam
-    _, cell = cells_of(count)
-    past_lo = cell >= np.repeat(lo, count)
-    cells = np.repeat(line_start[line], count) + cell + past_lo * np.repeat(beam, count)
-    start = np.concatenate([[0], np.cumsum(np.bincount(step, weights=count, minlength=steps).astype(np.int64))])
-    return cells, start
+    """Of every cell of every step (the lines in ``order``, the first ``at_work`` of them at each step,
+    starting at ``line_start`` in a step): whether the hypothesis word of its row is the reference word
+    of its column, and its least cost: ``unreachable`` (each cell of a step, lowered as the cells are)
+    outside its row's beam, the least number there is inside."""
+    step, line = cells_of(at_work)  # every (step, line) at work
+    pair, done = lines.pair[order][line], lines.start[order][line] + step  # the words before the row's
+    word = lines.words[lines.word_start[order][line] + done]
+    band_row = pairs.band.first_row[pair] + done
+    lo = pairs.band.lo[band_row]
+    hi = lo + pairs.band.width[band_row]
+    index, column = cells_of(pairs.m[pair] + 1)  # every cell of them
+    reference = pairs.ref[np.maximum(pairs.ref_start[pair][index] + column - 1, 0)]
+    same: np.ndarray = (word[index] == reference) & (column > 0)
+    outside = (column < lo[index]) | (column >= hi[index])
+    floor = np.where(outside, unreachable[line_start[line][index] + column], np.iinfo(unreachable.dtype).min)
+    return same, floor.astype(unreachable.dtype, copy=False)
 
 
 def cells_of(width: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The line and the column of every cell of lines of ``width`` cells side by side."""
-    line = np.repeat(np.arange(width.size), width)
-    return line, np.arange(line.size, dtype=np.int64) - (np.cumsum(width) - width)[line]
+    line = np.arange(width.size).repeat(width)
+    return line, np.arange(line.size) - (width.cumsum() - width)[line]
 
 
 def store_rows(pairs: Pairs, matrices: Matrices, lines: Lines, rows: LineRows) -> None:

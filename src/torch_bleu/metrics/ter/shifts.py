@@ -138,15 +138,7 @@ def _candidates(
     pair, start, ref_start = pair[near], start[near], ref_start[near]
     # blocks of 1 .. run words from each match, the run as long as the words keep matching
     hyp_at, ref_at = pairs.hyp_start[pair] + start, pairs.ref_start[pair] + ref_start
-    room = np.minimum(np.minimum(pairs.n[pair] - start, pairs.m[pair] - ref_start), MAX_SHIFT_SIZE)
-    run = np.ones_like(start)
-    going = run < room
-    for length in range(1, MAX_SHIFT_SIZE):
-        going &= length < room
-        going[going] = pairs.hyp[hyp_at[going] + length] == pairs.ref[ref_at[going] + length]
-        run += going
-        if not going.any():
-            break
+    run = np.minimum(_runs(pair, start, ref_start), MAX_SHIFT_SIZE)
     block = np.repeat(np.arange(run.size), run)
     length = np.arange(block.size) - np.repeat(np.cumsum(run) - run, run) + 1
     pair, start, ref_start, hyp_at, ref_at = (values[block] for values in (pair, start, ref_start, hyp_at, ref_at))
@@ -169,6 +161,23 @@ def _candidates(
     new = np.ones(block.size, dtype=bool)
     new[1:] = (target[1:] != target[:-1]) | (block[1:] != block[:-1])
     return Candidates(pair[block][new], start[block][new], length[block][new], target[new])
+
+
+def _runs(pair: np.ndarray, start: np.ndarray, ref_start: np.ndarray) -> np.ndarray:
+    """How many words match on from each match of hypothesis word ``start`` with reference word
+    ``ref_start`` of ``pair``, given every match of ``pair`` on the same diagonal (``ref_start - start``,
+    within :data:`MAX_SHIFT_DISTANCE`): those after a match, one word further each, make its run."""
+    diagonal = ref_start - start + MAX_SHIFT_DISTANCE
+    key = (pair * (2 * MAX_SHIFT_DISTANCE + 1) + diagonal) * (int(start.max(initial=0)) + 2) + start
+    order = key.argsort()
+    key = key[order]
+    ends = np.ones(key.size, dtype=bool)  # the last match of each run
+    ends[:-1] = key[1:] != key[:-1] + 1
+    end = ends.nonzero()[0]
+    place = np.arange(key.size)
+    run: np.ndarray = np.empty_like(key)
+    run[order] = end[end.searchsorted(place)] - place + 1
+    return run
 
 
 def _select(candidates: Candidates, keep: np.ndarray) -> Candidates:
