@@ -23,7 +23,7 @@ from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cpdist
 
 from .band import BEAM_WIDTH
-from .edit_distance import Lines, Matrices, Pairs, compute_rows, known_rows
+from .edit_distance import Lines, Matrices, Pairs, cells_of, compute_rows, known_rows
 
 #: The first surrogate code point, and how many there are: no word becomes one.
 _SURROGATES, _SURROGATE_COUNT = 0xD800, 0x800
@@ -47,14 +47,14 @@ def code_point_words(
     if words.min(initial=0) >= 0 and words.max(initial=0) <= LARGEST_WORD:
         return hyp, ref
     pairs = np.arange(hyp_lengths.size)
-    pair = np.concatenate([np.repeat(pairs, hyp_lengths), np.repeat(pairs, ref_lengths)])
+    pair = np.concatenate([pairs.repeat(hyp_lengths), pairs.repeat(ref_lengths)])
     order = np.lexsort((words, pair))
     words, pair = words[order], pair[order]
     new_pair = np.ones(words.size, dtype=bool)
     new_pair[1:] = pair[1:] != pair[:-1]
     new_word = new_pair.copy()
     new_word[1:] |= words[1:] != words[:-1]
-    rank = np.cumsum(new_word) - 1
+    rank = new_word.cumsum() - 1
     rank -= np.maximum.accumulate(np.where(new_pair, rank, 0))
     numbered = np.empty_like(rank)
     numbered[order] = rank
@@ -98,7 +98,7 @@ def candidate_distances(
     """
     hypotheses = _texts(lines.words, lines.word_start, pairs.n[lines.pair])
     distance: np.ndarray = cpdist(hypotheses, references[lines.pair], scorer=Levenshtein.distance, dtype=np.int64)
-    beyond = np.flatnonzero((distance > exact_within_beam(pairs.n, pairs.m)[lines.pair]) & (distance < bound))
+    beyond = ((distance > exact_within_beam(pairs.n, pairs.m)[lines.pair]) & (distance < bound)).nonzero()[0]
     if beyond.size:
         banded = Lines(lines.pair[beyond], lines.words, lines.word_start[beyond], lines.start[beyond])
         distance[beyond] = compute_rows(pairs, banded, known_rows(pairs, matrices, banded)).distance
@@ -107,10 +107,8 @@ def candidate_distances(
 
 def _texts(words: np.ndarray, start: np.ndarray, length: np.ndarray) -> list[str]:
     """The word sequences ``words[start : start + length]`` as strings, a code point per word."""
-    codes = words[
-        np.repeat(start, length) + np.arange(int(length.sum())) - np.repeat(np.cumsum(length) - length, length)
-    ]
+    codes = words[start.repeat(length) + cells_of(length)[1]]
     codes = codes + 1 + (codes >= _SURROGATES - 1) * _SURROGATE_COUNT
     text = np.zeros(codes.size + length.size, dtype="<u4")
-    text[np.arange(codes.size) + np.repeat(np.arange(length.size), length)] = codes
+    text[np.arange(codes.size) + np.arange(length.size).repeat(length)] = codes
     return text.tobytes().decode("utf-32-le").split("\0")[:-1]

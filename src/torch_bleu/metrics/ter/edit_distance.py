@@ -28,6 +28,8 @@ DIAGONAL, HYPOTHESIS_WORD, REFERENCE_WORD, ORIGIN = 0, 1, 2, 4
 #: Whether each code reads a hypothesis word, and a reference word.
 _READS_HYPOTHESIS = np.array([1, 1, 0, 0, 0], dtype=np.int64)
 _READS_REFERENCE = np.array([1, 0, 1, 1, 0], dtype=np.int64)
+#: The least int32 and int64, by size.
+_LEAST = {4: np.iinfo(np.int32).min, 8: np.iinfo(np.int64).min}
 
 
 class Pairs(NamedTuple):
@@ -55,7 +57,7 @@ class Pairs(NamedTuple):
 def pairs_of(hyp: np.ndarray, n: np.ndarray, ref: np.ndarray, m: np.ndarray) -> Pairs:
     """Pairs of the words ``hyp`` (lengths ``n``) and ``ref`` (lengths ``m``), end to end."""
     return Pairs(
-        hyp.astype(np.int64, copy=True), np.cumsum(n) - n, n, ref.astype(np.int64), np.cumsum(m) - m, m, band(n, m)
+        hyp.astype(np.int64, copy=True), n.cumsum() - n, n, ref.astype(np.int64), m.cumsum() - m, m, band(n, m)
     )
 
 
@@ -176,13 +178,13 @@ def compute_rows(pairs: Pairs, lines: Lines, first: np.ndarray) -> LineRows:
         [1, 1, 1, 2, 1, 2]
     """
     work = pairs.n[lines.pair] - lines.start
-    order = np.argsort(-work, kind="stable")  # longest work first: the lines at work are a prefix
+    order = (-work).argsort(kind="stable")  # longest work first: the lines at work are a prefix
     pair, work = lines.pair[order], work[order]
     width = pairs.m[pair] + 1
-    line_start = np.cumsum(width) - width
+    line_start = width.cumsum() - width
     line, column = cells_of(width)
     given_width = pairs.m[lines.pair] + 1
-    first = first[(np.cumsum(given_width) - given_width)[order][line] + column]
+    first = first[(given_width.cumsum() - given_width)[order][line] + column]
     # an unreachable cell costs more than any path (and stays below twice that, plus what it adds up);
     # each line's costs lie below the previous line's (lowered by line_offset per line): int32 where that fits
     unreachable = 1 << int(pairs.n.max(initial=0) + pairs.m.max(initial=0) + 2).bit_length()
@@ -191,9 +193,9 @@ def compute_rows(pairs: Pairs, lines: Lines, first: np.ndarray) -> LineRows:
     lowered = line_offset * np.arange(width.size)
     below = (-lowered[line] - column).astype(dtype)
     steps = int(work[0]) if work.size else 0
-    at_work = np.searchsorted(-work, -np.arange(1, steps + 1), side="right")  # lines at work in each step
+    at_work = (-work).searchsorted(-np.arange(1, steps + 1), side="right")  # lines at work in each step
     cells_at_work = np.concatenate([line_start, [width.sum()]])[at_work]
-    step_start = np.concatenate([[0], np.cumsum(cells_at_work)])
+    step_start = np.concatenate([[0], cells_at_work.cumsum()])
     same, floor = _step_cells(pairs, lines, order, at_work, line_start, below + dtype(unreachable))
     costs = np.empty(int(step_start[-1]), dtype=dtype)
     diagonals = np.empty_like(costs)
@@ -237,7 +239,7 @@ def _step_cells(
     reference = pairs.ref[np.maximum(pairs.ref_start[pair][index] + column - 1, 0)]
     same: np.ndarray = (word[index] == reference) & (column > 0)
     outside = (column < lo[index]) | (column >= hi[index])
-    floor = np.where(outside, unreachable[line_start[line][index] + column], np.iinfo(unreachable.dtype).min)
+    floor = np.where(outside, unreachable[line_start[line][index] + column], _LEAST[unreachable.dtype.itemsize])
     return same, floor.astype(unreachable.dtype, copy=False)
 
 
@@ -307,17 +309,18 @@ def alignment(pairs: Pairs, matrices: Matrices, active: np.ndarray) -> Alignment
         cell -= back[cell]
     traced_edits = matrices.edits[path]
     reads_hyp, reads_ref = _READS_HYPOTHESIS[traced_edits], _READS_REFERENCE[traced_edits]
-    traced_i = n - np.cumsum(reads_hyp, 0) + reads_hyp  # the cell each edit reaches
-    traced_j = m - np.cumsum(reads_ref, 0) + reads_ref
-    traced = np.flatnonzero(traced_edits != ORIGIN)  # the edits of each pair's path, steps after its end left out
+    traced_i = n - reads_hyp.cumsum(0) + reads_hyp  # the cell each edit reaches
+    traced_j = m - reads_ref.cumsum(0) + reads_ref
+    # the edits of each pair's path, steps after its end left out
+    traced = (traced_edits != ORIGIN).reshape(-1).nonzero()[0]
     edit, i, j = traced_edits.reshape(-1)[traced], traced_i.reshape(-1)[traced], traced_j.reshape(-1)[traced]
     pair = active[traced % active.size]
     hyp_word = pairs.hyp_start[pair] + i - 1
     ref_word = pairs.ref_start[pair] + j - 1
     wrong = edit != DIAGONAL
-    diagonal = np.flatnonzero(~wrong)
+    diagonal = (~wrong).nonzero()[0]
     wrong[diagonal] = pairs.hyp[hyp_word[diagonal]] != pairs.ref[ref_word[diagonal]]
-    on_hyp, on_ref = np.flatnonzero(_READS_HYPOTHESIS[edit]), np.flatnonzero(_READS_REFERENCE[edit])
+    on_hyp, on_ref = _READS_HYPOTHESIS[edit].nonzero()[0], _READS_REFERENCE[edit].nonzero()[0]
     hyp_wrong[hyp_word[on_hyp]] = wrong[on_hyp]
     ref_wrong[ref_word[on_ref]] = wrong[on_ref]
     ref_to_hyp[ref_word[on_ref]] = i[on_ref] - 1

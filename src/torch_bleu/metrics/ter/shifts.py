@@ -27,6 +27,7 @@ from .edit_distance import (
     Lines,
     Pairs,
     alignment,
+    cells_of,
     compute_rows,
     known_rows,
     matrices_of,
@@ -71,7 +72,7 @@ def edit_counts(hyp: np.ndarray, hyp_lengths: np.ndarray, ref: np.ndarray, ref_l
     both = (n > 0) & (m > 0)
     if not both.any():
         return edits
-    hyp_words, ref_words = code_point_words(hyp[np.repeat(both, n)], n[both], ref[np.repeat(both, m)], m[both])
+    hyp_words, ref_words = code_point_words(hyp[both.repeat(n)], n[both], ref[both.repeat(m)], m[both])
     pairs = pairs_of(hyp_words, n[both], ref_words, m[both])
     edits[both] = _searched_edits(pairs)
     return edits
@@ -112,9 +113,9 @@ def _searched_edits(pairs: Pairs) -> np.ndarray:
 def _reference_order(pairs: Pairs) -> tuple[np.ndarray, np.ndarray, int]:
     """The reference words sorted by (pair, word), stable: ``(keys, positions in the pair, vocabulary)``."""
     vocabulary = int(max(pairs.hyp.max(initial=0), pairs.ref.max(initial=0))) + 1
-    pair = np.repeat(np.arange(pairs.m.size), pairs.m)
+    pair = np.arange(pairs.m.size).repeat(pairs.m)
     keys = pair * vocabulary + pairs.ref
-    order = np.argsort(keys, kind="stable")
+    order = keys.argsort(kind="stable")
     return keys[order], (np.arange(pairs.ref.size) - pairs.ref_start[pair])[order], vocabulary
 
 
@@ -125,26 +126,24 @@ def _candidates(
     sorted_keys, ref_position, vocabulary = reference_order
     # every word of each active hypothesis against each equal reference word: (pair, start, ref_start)
     n = pairs.n[active]
-    pair = np.repeat(active, n)
-    start = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+    pair = active.repeat(n)
+    start = cells_of(n)[1]
     key = pair * vocabulary + pairs.hyp[pairs.hyp_start[pair] + start]
-    first, last = np.searchsorted(sorted_keys, key, "left"), np.searchsorted(sorted_keys, key, "right")
+    first, last = sorted_keys.searchsorted(key, "left"), sorted_keys.searchsorted(key, "right")
     matches = last - first
-    pair, start = np.repeat(pair, matches), np.repeat(start, matches)
-    ref_start = ref_position[
-        np.arange(int(matches.sum())) - np.repeat(np.cumsum(matches) - matches, matches) + np.repeat(first, matches)
-    ]
+    pair, start = pair.repeat(matches), start.repeat(matches)
+    ref_start = ref_position[cells_of(matches)[1] + first.repeat(matches)]
     near = np.abs(ref_start - start) <= MAX_SHIFT_DISTANCE
     pair, start, ref_start = pair[near], start[near], ref_start[near]
     # blocks of 1 .. run words from each match, the run as long as the words keep matching
     hyp_at, ref_at = pairs.hyp_start[pair] + start, pairs.ref_start[pair] + ref_start
     run = np.minimum(_runs(pair, start, ref_start), MAX_SHIFT_SIZE)
-    block = np.repeat(np.arange(run.size), run)
-    length = np.arange(block.size) - np.repeat(np.cumsum(run) - run, run) + 1
+    block, length = cells_of(run)
+    length += 1
     pair, start, ref_start, hyp_at, ref_at = (values[block] for values in (pair, start, ref_start, hyp_at, ref_at))
     # a wrong word on both sides, and the block not aligned within itself
-    hyp_wrong = np.concatenate([[0], np.cumsum(found.hyp_wrong)])
-    ref_wrong = np.concatenate([[0], np.cumsum(found.ref_wrong)])
+    hyp_wrong = np.concatenate([[0], found.hyp_wrong.cumsum()])
+    ref_wrong = np.concatenate([[0], found.ref_wrong.cumsum()])
     aligned = found.ref_to_hyp[ref_at]
     keep = (
         (hyp_wrong[hyp_at + length] > hyp_wrong[hyp_at])
@@ -154,8 +153,8 @@ def _candidates(
     pair, start, ref_start, ref_at, length = (values[keep] for values in (pair, start, ref_start, ref_at, length))
     # targets: after the hypothesis word aligned with each reference word from ref_start - 1 to the
     # block's last (before word 0 for ref_start - 1 = -1), each distinct one once
-    block = np.repeat(np.arange(length.size), length + 1)
-    offset = np.arange(block.size) - np.repeat(np.cumsum(length + 1) - (length + 1), length + 1) - 1
+    block, offset = cells_of(length + 1)
+    offset -= 1
     before_reference = ref_start[block] + offset < 0
     target = np.where(before_reference, 0, found.ref_to_hyp[np.maximum(ref_at[block] + offset, 0)] + 1)
     new = np.ones(block.size, dtype=bool)
@@ -201,8 +200,8 @@ def _shifted_lines(pairs: Pairs, candidates: Candidates) -> Lines:
     end = np.where(back, start + length, start + skipped + length)
     before_middle = np.where(back, start - target, length)
     after_middle = np.where(back, -length, -skipped)
-    line = np.repeat(np.arange(pair.size), n)
-    word_start = np.cumsum(n) - n
+    line = np.arange(pair.size).repeat(n)
+    word_start = n.cumsum() - n
     k = np.arange(line.size) - word_start[line]
     moved = np.where(k < middle[line], before_middle[line], after_middle[line])
     source = k + np.where((k >= first[line]) & (k < end[line]), moved, 0)
@@ -230,6 +229,6 @@ def _select_lines(lines: Lines, chosen: np.ndarray) -> Lines:
 def _apply(pairs: Pairs, lines: Lines) -> None:
     """Make the lines' hypotheses their pairs' own."""
     n = pairs.n[lines.pair]
-    line = np.repeat(np.arange(n.size), n)
-    k = np.arange(line.size) - (np.cumsum(n) - n)[line]
+    line = np.arange(n.size).repeat(n)
+    k = np.arange(line.size) - (n.cumsum() - n)[line]
     pairs.hyp[pairs.hyp_start[lines.pair][line] + k] = lines.words[lines.word_start[line] + k]
