@@ -12,6 +12,11 @@ too. A larger one is only a lower bound of the beam's: it is exact enough for a 
 lower the pair's distance (its gain is no more than zero either way), and the others are computed
 with the beam (:func:`.compute_rows`).
 
+The same bound makes the beam needless for a pair whose distance is within it, and for its shifted
+hypotheses (the search keeps only shifts that lower it): every cheapest path lies inside the beam, so
+the matrix computed without it traces the same edits (each cell of the traced path costs the same
+either way, and a cell before it that costs more without the beam costs more with it).
+
 rapidfuzz compares strings, so each word becomes one code point: its id plus one (code point 0
 separates the hypotheses), the surrogates skipped.
 """
@@ -71,6 +76,16 @@ def exact_within_beam(hyp_lengths: np.ndarray, ref_lengths: np.ndarray) -> np.nd
     """
     leaving: np.ndarray = np.maximum(BEAM_WIDTH - 1, 2 * (BEAM_WIDTH - 1) - np.abs(hyp_lengths - ref_lengths))
     return leaving - 1
+
+
+def beam_may_decide(pairs: Pairs, references: np.ndarray) -> np.ndarray:
+    """Whether the beam may decide each pair's edits: its Levenshtein distance is past
+    :func:`exact_within_beam` (the shifts the search keeps only lower it); ``references`` are the pairs'
+    :func:`reference_texts`."""
+    hypotheses = _texts(pairs.hyp, pairs.hyp_start, pairs.n)
+    distance = cpdist(hypotheses, references, scorer=Levenshtein.distance, dtype=np.int64)
+    decides: np.ndarray = distance > exact_within_beam(pairs.n, pairs.m)
+    return decides
 
 
 def reference_texts(pairs: Pairs) -> np.ndarray:

@@ -43,6 +43,8 @@ class Pairs(NamedTuple):
         ref_start: ``(P,)`` where each pair's reference starts in ``ref``.
         m: ``(P,)`` reference lengths.
         band: the beam of each row.
+        beam: ``(P,)`` bool, whether the beam may decide a pair's edits: the others' rows are computed
+            without it, to the same edits (:mod:`.candidate_distance`).
     """
 
     hyp: np.ndarray
@@ -52,13 +54,15 @@ class Pairs(NamedTuple):
     ref_start: np.ndarray
     m: np.ndarray
     band: Band
+    beam: np.ndarray
 
 
 def pairs_of(hyp: np.ndarray, n: np.ndarray, ref: np.ndarray, m: np.ndarray) -> Pairs:
-    """Pairs of the words ``hyp`` (lengths ``n``) and ``ref`` (lengths ``m``), end to end."""
-    return Pairs(
-        hyp.astype(np.int64, copy=True), n.cumsum() - n, n, ref.astype(np.int64), m.cumsum() - m, m, band(n, m)
-    )
+    """Pairs of the words ``hyp`` (lengths ``n``) and ``ref`` (lengths ``m``), end to end, every pair's
+    rows computed with the beam."""
+    hyp_start, ref_start = n.cumsum() - n, m.cumsum() - m
+    beam = np.ones(n.size, dtype=bool)
+    return Pairs(hyp.astype(np.int64, copy=True), hyp_start, n, ref.astype(np.int64), ref_start, m, band(n, m), beam)
 
 
 class Lines(NamedTuple):
@@ -207,9 +211,11 @@ def compute_rows(pairs: Pairs, lines: Lines, first: np.ndarray) -> LineRows:
         np.subtract(previous[: size - 1], same[at + 1 : at + size], out=diagonal[1:])
         diagonal[line_start[:busy]] = line_unreachable[:busy]
         np.minimum(diagonal, previous[:size] + 1, out=choice)
-        np.maximum(choice, floor[at : at + size], out=choice)
+        if floor is not None:
+            np.maximum(choice, floor[at : at + size], out=choice)
         np.minimum.accumulate(choice, out=current)  # a reference word inserted: the running minimum
-        np.maximum(current, floor[at : at + size], out=current)
+        if floor is not None:
+            np.maximum(current, floor[at : at + size], out=current)
         previous = current
     inserted = (costs < best).view(np.int8)
     edits = inserted + inserted  # 2: inserted (reached from the left)
@@ -224,21 +230,24 @@ def compute_rows(pairs: Pairs, lines: Lines, first: np.ndarray) -> LineRows:
 
 def _step_cells(
     pairs: Pairs, lines: Lines, order: np.ndarray, at_work: np.ndarray, line_start: np.ndarray, unreachable: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Of every cell of every step (the lines in ``order``, the first ``at_work`` of them at each step,
     starting at ``line_start`` in a step): whether the hypothesis word of its row is the reference word
     of its column, and its least cost: ``unreachable`` (each cell of a step, lowered as the cells are)
-    outside its row's beam, the least number there is inside."""
+    outside its row's beam, the least number there is inside or where the pair's beam is not computed
+    (``None`` where no line's is)."""
     step, line = cells_of(at_work)  # every (step, line) at work
     pair, done = lines.pair[order][line], lines.start[order][line] + step  # the words before the row's
     word = lines.words[lines.word_start[order][line] + done]
     band_row = pairs.band.first_row[pair] + done
-    lo = pairs.band.lo[band_row]
-    hi = lo + pairs.band.width[band_row]
     index, column = cells_of(pairs.m[pair] + 1)  # every cell of them
     reference = pairs.ref[np.maximum(pairs.ref_start[pair][index] + column - 1, 0)]
     same: np.ndarray = (word[index] == reference) & (column > 0)
-    outside = (column < lo[index]) | (column >= hi[index])
+    if not pairs.beam[lines.pair].any():
+        return same, None
+    lo = pairs.band.lo[band_row]
+    hi = lo + pairs.band.width[band_row]
+    outside = ((column < lo[index]) | (column >= hi[index])) & pairs.beam[pair][index]
     floor = np.where(outside, unreachable[line_start[line][index] + column], _LEAST[unreachable.dtype.itemsize])
     return same, floor.astype(unreachable.dtype, copy=False)
 

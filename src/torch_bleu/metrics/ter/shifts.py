@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .candidate_distance import candidate_distances, code_point_words, reference_texts
+from .candidate_distance import beam_may_decide, candidate_distances, code_point_words, reference_texts
 from .edit_distance import (
     Alignment,
     Lines,
@@ -81,12 +81,13 @@ def edit_counts(hyp: np.ndarray, hyp_lengths: np.ndarray, ref: np.ndarray, ref_l
 def _searched_edits(pairs: Pairs) -> np.ndarray:
     """The edits of pairs of non-empty sides, shift rounds until no pair gains."""
     count = pairs.n.size
+    references = reference_texts(pairs)
+    pairs = pairs._replace(beam=beam_may_decide(pairs, references))
     matrices = matrices_of(pairs)  # where later rounds keep their shifts
     distance = matrices.distance.copy()
     shifts = np.zeros(count, dtype=np.int64)
     checked = np.zeros(count, dtype=np.int64)
     reference_order = _reference_order(pairs)
-    references = reference_texts(pairs)
     active = np.arange(count)
     while active.size:
         found = alignment(pairs, matrices, active)
