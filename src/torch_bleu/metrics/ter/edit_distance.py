@@ -292,6 +292,24 @@ class Alignment(NamedTuple):
     ref_to_hyp: np.ndarray
 
 
+def _paths(back: np.ndarray, last: np.ndarray, steps: int) -> np.ndarray:
+    """The cells of the paths from the ``last`` cells back to their origins, ``(length, paths)``, the
+    rows from each last cell on, through cells ``back`` apart (a path that has reached its origin, where
+    ``back`` is 0, stays there), at most ``steps + 1`` rows, fewer once every path has reached its origin.
+
+    Example:
+        >>> _paths(np.array([0, 1, 1, 2]), np.array([3, 2]), 3).tolist()
+        [[3, 2], [1, 1], [0, 0], [0, 0]]
+    """
+    path = np.empty((steps + 1, last.size), dtype=np.int64)
+    path[0] = last
+    for step in range(steps):
+        if step % 8 == 0 and not back[path[step]].any():  # every path traced
+            return path[: step + 1]
+        np.subtract(path[step], back[path[step]], out=path[step + 1])
+    return path
+
+
 def alignment(pairs: Pairs, matrices: Matrices, active: np.ndarray) -> Alignment:
     """The alignment of the ``active`` pairs' words along the edits that reach their last cells, traced
     back from the last cell (as sacrebleu's trace), all pairs a step at a time.
@@ -306,16 +324,8 @@ def alignment(pairs: Pairs, matrices: Matrices, active: np.ndarray) -> Alignment
     ref_wrong = np.zeros(pairs.ref.size, dtype=bool)
     ref_to_hyp = np.zeros(pairs.ref.size, dtype=np.int64)
     n, m = pairs.n[active], pairs.m[active]
-    cell = matrices.row_start[n] + matrices.line_start[active] + m
-    steps = int((n + m).max()) if active.size else 0  # the longest path there could be
-    path = np.empty((steps, active.size), dtype=np.int64)
-    back = matrices.back
-    for step in range(steps):
-        if step % 8 == 0 and not back[cell].any():  # every path traced
-            path = path[:step]
-            break
-        path[step] = cell
-        cell -= back[cell]
+    last = matrices.row_start[n] + matrices.line_start[active] + m
+    path = _paths(matrices.back, last, int((n + m).max()) if active.size else 0)
     traced_edits = matrices.edits[path]
     reads_hyp, reads_ref = _READS_HYPOTHESIS[traced_edits], _READS_REFERENCE[traced_edits]
     traced_i = n - reads_hyp.cumsum(0) + reads_hyp  # the cell each edit reaches
