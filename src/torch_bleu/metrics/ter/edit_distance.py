@@ -144,13 +144,14 @@ def matrices_of(pairs: Pairs) -> Matrices:
     strides = np.concatenate(
         [_row_strides(row_start).repeat(np.diff(rows.step_start)), np.zeros(row_zero.size, np.int64)]
     )
-    back = _back(edits, strides)
+    back = _back(edits, strides).astype(np.int32 if edits.size < 2**31 else np.int64)  # 4 bytes a cell
     return Matrices(rows.costs, edits, back, row_start, rows.line_start, rows.lowered, rows.distance)
 
 
 def _row_strides(row_start: np.ndarray) -> np.ndarray:
     """How far before each row ``1 ..`` the row before it starts."""
-    return np.diff(row_start)
+    strides: np.ndarray = row_start[1:] - row_start[:-1]
+    return strides
 
 
 def _back(edits: np.ndarray, stride: np.ndarray) -> np.ndarray:
