@@ -23,9 +23,9 @@ separates the hypotheses), the surrogates skipped.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
-from rapidfuzz.distance import Levenshtein
-from rapidfuzz.process import cpdist
 
 from .band import BEAM_WIDTH
 from .edit_distance import Lines, Matrices, Pairs, cells_of, compute_rows, known_rows
@@ -82,8 +82,7 @@ def beam_may_decide(pairs: Pairs, references: np.ndarray) -> np.ndarray:
     """Whether the beam may decide each pair's edits: its Levenshtein distance is past
     :func:`exact_within_beam` (the shifts the search keeps only lower it); ``references`` are the pairs'
     :func:`reference_texts`."""
-    hypotheses = _texts(pairs.hyp, pairs.hyp_start, pairs.n)
-    distance = cpdist(hypotheses, references, scorer=Levenshtein.distance, dtype=np.int64)
+    distance = _levenshtein(_texts(pairs.hyp, pairs.hyp_start, pairs.n), references)
     decides: np.ndarray = distance > exact_within_beam(pairs.n, pairs.m)
     return decides
 
@@ -111,12 +110,20 @@ def candidate_distances(
         >>> candidate_distances(pairs, reference_texts(pairs), matrices, shifted, np.array([2, 2])).tolist()
         [0, 1]
     """
-    hypotheses = _texts(lines.words, lines.word_start, pairs.n[lines.pair])
-    distance: np.ndarray = cpdist(hypotheses, references[lines.pair], scorer=Levenshtein.distance, dtype=np.int64)
+    distance = _levenshtein(_texts(lines.words, lines.word_start, pairs.n[lines.pair]), references[lines.pair])
     beyond = ((distance > exact_within_beam(pairs.n, pairs.m)[lines.pair]) & (distance < bound)).nonzero()[0]
     if beyond.size:
         banded = Lines(lines.pair[beyond], lines.words, lines.word_start[beyond], lines.start[beyond])
         distance[beyond] = compute_rows(pairs, banded, known_rows(pairs, matrices, banded)).distance
+    return distance
+
+
+def _levenshtein(hypotheses: Sequence[str], references: np.ndarray) -> np.ndarray:
+    """rapidfuzz's Levenshtein distance of each hypothesis and its reference (an object array), int64."""
+    from rapidfuzz.distance import Levenshtein  # on first use: the command line loads TER with any metric
+    from rapidfuzz.process import cpdist
+
+    distance: np.ndarray = cpdist(hypotheses, references, scorer=Levenshtein.distance, dtype=np.int64)
     return distance
 
 
