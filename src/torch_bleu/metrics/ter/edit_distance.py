@@ -36,10 +36,10 @@ class Pairs(NamedTuple):
     """Hypothesis-reference pairs of word ids (``n, m >= 1``).
 
     Attributes:
-        hyp: ``(N,)`` int64 hypothesis words of every pair, end to end (changed by shifts).
+        hyp: ``(N,)`` int64 hypothesis words (at least 0) of every pair, end to end (changed by shifts).
         hyp_start: ``(P,)`` where each pair's hypothesis starts in ``hyp``.
         n: ``(P,)`` hypothesis lengths.
-        ref: ``(M,)`` int64 reference words of every pair, end to end.
+        ref: ``(M,)`` int64 reference words (at least 0) of every pair, end to end.
         ref_start: ``(P,)`` where each pair's reference starts in ``ref``.
         m: ``(P,)`` reference lengths.
         band: the beam of each row.
@@ -240,16 +240,20 @@ def _step_cells(
     step, line = cells_of(at_work)  # every (step, line) at work
     pair, done = lines.pair[order][line], lines.start[order][line] + step  # the words before the row's
     word = lines.words[lines.word_start[order][line] + done]
-    band_row = pairs.band.first_row[pair] + done
-    index, column = cells_of(pairs.m[pair] + 1)  # every cell of them
-    reference = pairs.ref[np.maximum(pairs.ref_start[pair][index] + column - 1, 0)]
-    same: np.ndarray = (word[index] == reference) & (column > 0)
+    width = pairs.m[pair] + 1
+    step_line, step_column = cells_of(pairs.m[lines.pair[order]] + 1)  # the cells of a step with every line
+    step_reference = pairs.ref[np.maximum(pairs.ref_start[lines.pair[order]][step_line] + step_column - 1, 0)]
+    step_reference[step_column == 0] = -1  # no word (words are at least 0)
+    offset = cells_of(np.bincount(step, weights=width, minlength=at_work.size).astype(np.int64))[1]
+    same: np.ndarray = word.repeat(width) == step_reference[offset]
     if not pairs.beam[lines.pair].any():
         return same, None
+    band_row = pairs.band.first_row[pair] + done
     lo = pairs.band.lo[band_row]
-    hi = lo + pairs.band.width[band_row]
-    outside = ((column < lo[index]) | (column >= hi[index])) & pairs.beam[pair][index]
-    floor = np.where(outside, unreachable[line_start[line][index] + column], _LEAST[unreachable.dtype.itemsize])
+    column = step_column[offset]
+    outside = (column < lo.repeat(width)) | (column >= (lo + pairs.band.width[band_row]).repeat(width))
+    outside &= pairs.beam[pair].repeat(width)
+    floor = np.where(outside, unreachable[offset], _LEAST[unreachable.dtype.itemsize])
     return same, floor.astype(unreachable.dtype, copy=False)
 
 
