@@ -41,8 +41,8 @@ def band(hyp_lengths: np.ndarray, ref_lengths: np.ndarray) -> Band:
         ([5, 35, 0], [50, 26, 4], [0, 2])
     """
     n, m = hyp_lengths.astype(np.int64), ref_lengths.astype(np.int64)
-    first_row = np.cumsum(n) - n
-    pair = np.repeat(np.arange(n.size), n)
+    first_row = n.cumsum() - n
+    pair = np.arange(n.size).repeat(n)
     row = np.arange(int(n.sum()), dtype=np.int64) - first_row[pair] + 1
     ratio = m / n  # float64 divisions and products, as sacrebleu's Python floats
     half = ratio / 2

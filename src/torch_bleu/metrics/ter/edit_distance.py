@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .band import BEAM_WIDTH, Band, band
+from .band import Band, band
 
 #: The edit that reaches a cell, as a code: both words (a match or a substitution), a hypothesis word
 #: (deleted), a reference word (inserted: bit 1, whatever bit 0 holds), or none (the origin).
@@ -28,19 +28,23 @@ DIAGONAL, HYPOTHESIS_WORD, REFERENCE_WORD, ORIGIN = 0, 1, 2, 4
 #: Whether each code reads a hypothesis word, and a reference word.
 _READS_HYPOTHESIS = np.array([1, 1, 0, 0, 0], dtype=np.int64)
 _READS_REFERENCE = np.array([1, 0, 1, 1, 0], dtype=np.int64)
+#: The least int32 and int64, by size.
+_LEAST = {4: np.iinfo(np.int32).min, 8: np.iinfo(np.int64).min}
 
 
 class Pairs(NamedTuple):
     """Hypothesis-reference pairs of word ids (``n, m >= 1``).
 
     Attributes:
-        hyp: ``(N,)`` int64 hypothesis words of every pair, end to end (changed by shifts).
+        hyp: ``(N,)`` int64 hypothesis words (at least 0) of every pair, end to end (changed by shifts).
         hyp_start: ``(P,)`` where each pair's hypothesis starts in ``hyp``.
         n: ``(P,)`` hypothesis lengths.
-        ref: ``(M,)`` int64 reference words of every pair, end to end.
+        ref: ``(M,)`` int64 reference words (at least 0) of every pair, end to end.
         ref_start: ``(P,)`` where each pair's reference starts in ``ref``.
         m: ``(P,)`` reference lengths.
         band: the beam of each row.
+        beam: ``(P,)`` bool, whether the beam may decide a pair's edits: the others' rows are computed
+            without it, to the same edits (:mod:`.candidate_distance`).
     """
 
     hyp: np.ndarray
@@ -50,13 +54,15 @@ class Pairs(NamedTuple):
     ref_start: np.ndarray
     m: np.ndarray
     band: Band
+    beam: np.ndarray
 
 
 def pairs_of(hyp: np.ndarray, n: np.ndarray, ref: np.ndarray, m: np.ndarray) -> Pairs:
-    """Pairs of the words ``hyp`` (lengths ``n``) and ``ref`` (lengths ``m``), end to end."""
-    return Pairs(
-        hyp.astype(np.int64, copy=True), np.cumsum(n) - n, n, ref.astype(np.int64), np.cumsum(m) - m, m, band(n, m)
-    )
+    """Pairs of the words ``hyp`` (lengths ``n``) and ``ref`` (lengths ``m``), end to end, every pair's
+    rows computed with the beam."""
+    hyp_start, ref_start = n.cumsum() - n, m.cumsum() - m
+    beam = np.ones(n.size, dtype=bool)
+    return Pairs(hyp.astype(np.int64, copy=True), hyp_start, n, ref.astype(np.int64), ref_start, m, band(n, m), beam)
 
 
 class Lines(NamedTuple):
@@ -93,12 +99,74 @@ class LineRows(NamedTuple):
     distance: np.ndarray
 
 
-def known_rows(pairs: Pairs, matrices: LineRows, lines: Lines) -> np.ndarray:
+class Matrices(NamedTuple):
+    """Every pair's matrix (the first round's rows, where later rounds write the rows of the shifts they
+    keep), with what tracing a path back takes.
+
+    Cell ``j`` of row ``i`` of pair ``p`` is at ``row_start[i] + line_start[p] + j`` in ``edits`` and
+    ``back`` (row 0, every pair's origin and inserted reference words, after the other rows), and for
+    ``i >= 1`` in ``costs`` too, its cost being ``costs`` there plus ``j`` plus ``lowered[p]``.
+
+    Attributes:
+        costs: the cells' costs, lowered.
+        edits: the edit that reaches each cell (its code).
+        back: how far before each cell in ``edits`` lies the cell its edit comes from (0: the origin).
+        row_start: where each row starts.
+        line_start: where each pair's cells start within a row.
+        lowered: how far each pair's costs are lowered.
+        distance: each pair's edit distance.
+    """
+
+    costs: np.ndarray
+    edits: np.ndarray
+    back: np.ndarray
+    row_start: np.ndarray
+    line_start: np.ndarray
+    lowered: np.ndarray
+    distance: np.ndarray
+
+
+def matrices_of(pairs: Pairs) -> Matrices:
+    """Every pair's matrix, rows ``1 .. n`` computed from row 0 (``0 .. m``: reference words inserted).
+
+    Example:
+        >>> matrices = matrices_of(pairs_of(np.array([1, 2]), np.array([2]), np.array([2, 1]), np.array([2])))
+        >>> matrices.edits.tolist(), matrices.back.tolist(), matrices.distance.tolist()
+        ([1, 0, 0, 1, 0, 0, 4, 2, 2], [-6, -5, -5, 3, 4, 4, 0, 1, 1], [2])
+    """
+    everyone = np.arange(pairs.n.size)
+    lines = Lines(everyone, pairs.hyp, pairs.hyp_start, np.zeros_like(everyone))
+    rows = compute_rows(pairs, lines, cells_of(pairs.m + 1)[1])
+    row_zero = np.full(int(pairs.m.sum() + pairs.m.size), REFERENCE_WORD, dtype=np.int8)
+    row_zero[rows.line_start] = ORIGIN
+    row_start = np.concatenate([rows.step_start[-1:], rows.step_start[:-1]])
+    edits = np.concatenate([rows.edits, row_zero])
+    strides = np.concatenate(
+        [_row_strides(row_start).repeat(np.diff(rows.step_start)), np.zeros(row_zero.size, np.int64)]
+    )
+    back = _back(edits, strides).astype(np.int32 if edits.size < 2**31 else np.int64)  # 4 bytes a cell
+    return Matrices(rows.costs, edits, back, row_start, rows.line_start, rows.lowered, rows.distance)
+
+
+def _row_strides(row_start: np.ndarray) -> np.ndarray:
+    """How far before each row ``1 ..`` the row before it starts."""
+    strides: np.ndarray = row_start[1:] - row_start[:-1]
+    return strides
+
+
+def _back(edits: np.ndarray, stride: np.ndarray) -> np.ndarray:
+    """How far back the cell each edit comes from lies, in cells whose rows start ``stride`` after the
+    rows before them."""
+    back: np.ndarray = _READS_HYPOTHESIS[edits] * stride + _READS_REFERENCE[edits]
+    return back
+
+
+def known_rows(pairs: Pairs, matrices: Matrices, lines: Lines) -> np.ndarray:
     """Row ``start`` of each line (row 0: ``0 .. m``), the lines' cells side by side."""
     width = pairs.m[lines.pair] + 1
     line, column = cells_of(width)
     start = lines.start[line]
-    stored = matrices.step_start[np.maximum(start, 1) - 1] + matrices.line_start[lines.pair][line] + column
+    stored = matrices.row_start[np.maximum(start, 1)] + matrices.line_start[lines.pair][line] + column
     return np.where(start > 0, matrices.costs[stored] + column + matrices.lowered[lines.pair][line], column)
 
 
@@ -115,14 +183,13 @@ def compute_rows(pairs: Pairs, lines: Lines, first: np.ndarray) -> LineRows:
         [1, 1, 1, 2, 1, 2]
     """
     work = pairs.n[lines.pair] - lines.start
-    order = np.argsort(-work, kind="stable")  # longest work first: the lines at work are a prefix
+    order = (-work).argsort(kind="stable")  # longest work first: the lines at work are a prefix
     pair, work = lines.pair[order], work[order]
     width = pairs.m[pair] + 1
-    line_start = np.cumsum(width) - width
+    line_start = width.cumsum() - width
     line, column = cells_of(width)
     given_width = pairs.m[lines.pair] + 1
-    first = first[(np.cumsum(given_width) - given_width)[order][line] + column]
-    reference = np.where(column > 0, pairs.ref[np.maximum(pairs.ref_start[pair][line] + column - 1, 0)], -1)
+    first = first[(given_width.cumsum() - given_width)[order][line] + column]
     # an unreachable cell costs more than any path (and stays below twice that, plus what it adds up);
     # each line's costs lie below the previous line's (lowered by line_offset per line): int32 where that fits
     unreachable = 1 << int(pairs.n.max(initial=0) + pairs.m.max(initial=0) + 2).bit_length()
@@ -130,41 +197,30 @@ def compute_rows(pairs: Pairs, lines: Lines, first: np.ndarray) -> LineRows:
     dtype = np.int32 if (width.size + 1) * line_offset < 2**31 else np.int64
     lowered = line_offset * np.arange(width.size)
     below = (-lowered[line] - column).astype(dtype)
-    reference = reference.astype(dtype)
-    word_before = lines.word_start[order] + lines.start[order] - 1
-    band_before = pairs.band.first_row[pair] + lines.start[order] - 1
     steps = int(work[0]) if work.size else 0
-    at_work = np.searchsorted(-work, -np.arange(1, steps + 1), side="right")  # lines at work in each step
+    at_work = (-work).searchsorted(-np.arange(1, steps + 1), side="right")  # lines at work in each step
     cells_at_work = np.concatenate([line_start, [width.sum()]])[at_work]
-    step_start = np.concatenate([[0], np.cumsum(cells_at_work)])
+    step_start = np.concatenate([[0], cells_at_work.cumsum()])
+    same, floor = _step_cells(pairs, lines, order, at_work, line_start, below + dtype(unreachable))
     costs = np.empty(int(step_start[-1]), dtype=dtype)
-    edits = np.empty(int(step_start[-1]), dtype=np.int8)
-    outside_cells, outside_start = _outside_beam(pairs.band, band_before, work, width, line_start)
-    outside_costs = below[outside_cells] + unreachable
+    diagonals = np.empty_like(costs)
+    best = np.empty_like(costs)
     line_unreachable = (unreachable - lowered).astype(dtype)  # column 0 of each line, diagonally
-    doublings = _doublings(pairs, width, at_work).tolist()
     previous = first.astype(dtype) + below
-    spare = np.empty(int(cells_at_work[0]) if steps else 0, dtype=dtype)
-    for step in range(steps):
-        busy, size, at = at_work[step], cells_at_work[step], step_start[step]
-        word = lines.words[word_before[:busy] + step + 1].astype(dtype)
-        same = np.repeat(word, width[:busy]) == reference[:size]
-        diagonal = np.empty(size, dtype=dtype)
-        np.subtract(previous[: size - 1], same[1:], out=diagonal[1:])
+    for busy, size, at in zip(at_work.tolist(), cells_at_work.tolist(), step_start.tolist()):
+        diagonal, choice, current = diagonals[at : at + size], best[at : at + size], costs[at : at + size]
+        np.subtract(previous[: size - 1], same[at + 1 : at + size], out=diagonal[1:])
         diagonal[line_start[:busy]] = line_unreachable[:busy]
-        above = previous[:size] + 1
-        best = np.minimum(diagonal, above)
-        outside = outside_cells[outside_start[step] : outside_start[step + 1]]
-        unreachable_outside = outside_costs[outside_start[step] : outside_start[step + 1]]
-        best[outside] = unreachable_outside
-        current = costs[at : at + size]
-        _prefix_minimum(best, doublings[step], out=current, spare=spare[:size])
-        current[outside] = unreachable_outside
-        code = edits[at : at + size]
-        np.less(current, best, out=code.view(np.bool_))
-        np.add(code, code, out=code)  # 2: inserted (reached from the left)
-        np.bitwise_or(code, np.less(above, diagonal).view(np.int8), out=code)  # 1: deleted (from above)
+        np.minimum(diagonal, previous[:size] + 1, out=choice)
+        if floor is not None:
+            np.maximum(choice, floor[at : at + size], out=choice)
+        np.minimum.accumulate(choice, out=current)  # a reference word inserted: the running minimum
+        if floor is not None:
+            np.maximum(current, floor[at : at + size], out=current)
         previous = current
+    inserted = (costs < best).view(np.int8)
+    edits = inserted + inserted  # 2: inserted (reached from the left)
+    edits |= (best < diagonals).view(np.int8)  # 1: deleted (from above)
     last = step_start[work - 1] + line_start + width - 1
     distance = np.empty(order.size, dtype=np.int64)
     distance[order] = costs[last] + width - 1 + lowered
@@ -173,72 +229,57 @@ def compute_rows(pairs: Pairs, lines: Lines, first: np.ndarray) -> LineRows:
     return LineRows(costs, edits, step_start, unsorted_start, unsorted_lowered, distance)
 
 
-def _doublings(pairs: Pairs, width: np.ndarray, at_work: np.ndarray) -> np.ndarray:
-    """How many doublings of a window cover the longest run of insertions within a row, at each step:
-    the widest row of the ``at_work`` first lines (of ``width`` columns), or the widest beam."""
-    widest = np.minimum(np.maximum.accumulate(width)[at_work - 1], pairs.band.width.max(initial=1))
-    bit_lengths: np.ndarray = np.frexp(widest - 1)[1]
-    return bit_lengths
-
-
-def _prefix_minimum(values: np.ndarray, doublings: int, out: np.ndarray, spare: np.ndarray) -> None:
-    """The running minimum of ``values`` over windows of ``2 ** doublings`` cells into ``out`` (a window
-    as wide as a line is the line's running minimum, since each line's costs lie below the previous
-    line's), a window doubled at a time in vectorized passes."""
-    if doublings % 2:
-        source, target = spare, out  # the last pass writes out
-    else:
-        source, target = out, spare
-    source[:] = values
-    for doubling in range(doublings):
-        shift = 1 << doubling
-        target[:shift] = source[:shift]
-        np.minimum(source[shift:], source[:-shift], out=target[shift:])
-        source, target = target, source
-
-
-def _outside_beam(
-    band: Band, row_before: np.ndarray, work: np.ndarray, width: np.ndarray, line_start: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The cells outside the beam at each step, of lines (longest ``work`` first) of ``width`` columns at
-    ``line_start`` whose beam rows follow ``row_before``: ``(cells, start)``, step ``t``'s cells (within
-    the step) being ``cells[start[t] : start[t + 1]]``. Short references have none.
-    """
-    cut = np.flatnonzero(width > BEAM_WIDTH)  # m + 1 <= 25 columns lie in every row's beam
-    steps = int(work[0]) if work.size else 0
-    at_work = np.searchsorted(-work[cut], -np.arange(1, steps + 1), side="right")  # a prefix of them
-    step, index = cells_of(at_work)  # every (step, line) of lines whose beam may leave out columns
-    line = cut[index]
-    row = row_before[line] + step + 1
-    lo, beam = band.lo[row], band.width[row]
-    count = width[line] - beam
-    _, cell = cells_of(count)
-    past_lo = cell >= np.repeat(lo, count)
-    cells = np.repeat(line_start[line], count) + cell + past_lo * np.repeat(beam, count)
-    start = np.concatenate([[0], np.cumsum(np.bincount(step, weights=count, minlength=steps).astype(np.int64))])
-    return cells, start
+def _step_cells(
+    pairs: Pairs, lines: Lines, order: np.ndarray, at_work: np.ndarray, line_start: np.ndarray, unreachable: np.ndarray
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Of every cell of every step (the lines in ``order``, the first ``at_work`` of them at each step,
+    starting at ``line_start`` in a step): whether the hypothesis word of its row is the reference word
+    of its column, and its least cost: ``unreachable`` (each cell of a step, lowered as the cells are)
+    outside its row's beam, the least number there is inside or where the pair's beam is not computed
+    (``None`` where no line's is)."""
+    step, line = cells_of(at_work)  # every (step, line) at work
+    pair, done = lines.pair[order][line], lines.start[order][line] + step  # the words before the row's
+    word = lines.words[lines.word_start[order][line] + done]
+    width = pairs.m[pair] + 1
+    step_line, step_column = cells_of(pairs.m[lines.pair[order]] + 1)  # the cells of a step with every line
+    step_reference = pairs.ref[np.maximum(pairs.ref_start[lines.pair[order]][step_line] + step_column - 1, 0)]
+    step_reference[step_column == 0] = -1  # no word (words are at least 0)
+    offset = cells_of(np.bincount(step, weights=width, minlength=at_work.size).astype(np.int64))[1]
+    same: np.ndarray = word.repeat(width) == step_reference[offset]
+    if not pairs.beam[lines.pair].any():
+        return same, None
+    band_row = pairs.band.first_row[pair] + done
+    lo = pairs.band.lo[band_row]
+    column = step_column[offset]
+    outside = (column < lo.repeat(width)) | (column >= (lo + pairs.band.width[band_row]).repeat(width))
+    outside &= pairs.beam[pair].repeat(width)
+    floor = np.where(outside, unreachable[offset], _LEAST[unreachable.dtype.itemsize])
+    return same, floor.astype(unreachable.dtype, copy=False)
 
 
 def cells_of(width: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The line and the column of every cell of lines of ``width`` cells side by side."""
-    line = np.repeat(np.arange(width.size), width)
-    return line, np.arange(line.size, dtype=np.int64) - (np.cumsum(width) - width)[line]
+    line = np.arange(width.size).repeat(width)
+    return line, np.arange(line.size) - (width.cumsum() - width)[line]
 
 
-def store_rows(pairs: Pairs, matrices: LineRows, lines: Lines, rows: LineRows, chosen: np.ndarray) -> None:
-    """Write the rows computed for the ``chosen`` lines into their pairs' matrices."""
-    pair, start = lines.pair[chosen], lines.start[chosen]
+def store_rows(pairs: Pairs, matrices: Matrices, lines: Lines, rows: LineRows) -> None:
+    """Write the rows computed for the lines (one per pair at most) into their pairs' matrices."""
+    pair, start = lines.pair, lines.start
     width = pairs.m[pair] + 1
     line, step = cells_of(pairs.n[pair] - start)  # every (line, step) to write, then each of its cells
-    source_row = rows.step_start[step] + rows.line_start[chosen][line]
-    target_row = matrices.step_start[start[line] + step] + matrices.line_start[pair][line]
+    row = start[line] + step + 1
+    source_row = rows.step_start[step] + rows.line_start[line]
+    target_row = matrices.row_start[row] + matrices.line_start[pair][line]
     row_width = width[line]
     _, column = cells_of(row_width)
-    source = np.repeat(source_row, row_width) + column
-    target = source + np.repeat(target_row - source_row, row_width)
-    raised = np.repeat((rows.lowered[chosen] - matrices.lowered[pair])[line], row_width)
+    source = source_row.repeat(row_width) + column
+    target = source + (target_row - source_row).repeat(row_width)
+    raised = (rows.lowered - matrices.lowered[pair])[line].repeat(row_width)
     matrices.costs[target] = rows.costs[source] + raised.astype(rows.costs.dtype)
-    matrices.edits[target] = rows.edits[source]
+    edits = rows.edits[source]
+    matrices.edits[target] = edits
+    matrices.back[target] = _back(edits, _row_strides(matrices.row_start)[row - 1].repeat(row_width))
 
 
 class Alignment(NamedTuple):
@@ -256,15 +297,31 @@ class Alignment(NamedTuple):
     ref_to_hyp: np.ndarray
 
 
-def alignment(pairs: Pairs, matrices: LineRows, active: np.ndarray) -> Alignment:
+def _paths(back: np.ndarray, last: np.ndarray, steps: int) -> np.ndarray:
+    """The cells of the paths from the ``last`` cells back to their origins, ``(length, paths)``, the
+    rows from each last cell on, through cells ``back`` apart (a path that has reached its origin, where
+    ``back`` is 0, stays there), at most ``steps + 1`` rows, fewer once every path has reached its origin.
+
+    Example:
+        >>> _paths(np.array([0, 1, 1, 2]), np.array([3, 2]), 3).tolist()
+        [[3, 2], [1, 1], [0, 0], [0, 0]]
+    """
+    path = np.empty((steps + 1, last.size), dtype=np.int64)
+    path[0] = last
+    for step in range(steps):
+        if step % 8 == 0 and not back[path[step]].any():  # every path traced
+            return path[: step + 1]
+        np.subtract(path[step], back[path[step]], out=path[step + 1])
+    return path
+
+
+def alignment(pairs: Pairs, matrices: Matrices, active: np.ndarray) -> Alignment:
     """The alignment of the ``active`` pairs' words along the edits that reach their last cells, traced
     back from the last cell (as sacrebleu's trace), all pairs a step at a time.
 
     Example:
         >>> pairs = pairs_of(np.array([1, 2]), np.array([2]), np.array([2, 1]), np.array([2]))
-        >>> lines = Lines(np.array([0]), pairs.hyp, np.array([0]), np.array([0]))
-        >>> matrices = compute_rows(pairs, lines, np.array([0, 1, 2]))
-        >>> found = alignment(pairs, matrices, np.array([0]))
+        >>> found = alignment(pairs, matrices_of(pairs), np.array([0]))
         >>> found.hyp_wrong.tolist(), found.ref_wrong.tolist(), found.ref_to_hyp.tolist()
         ([True, True], [True, True], [0, 1])
     """
@@ -272,35 +329,22 @@ def alignment(pairs: Pairs, matrices: LineRows, active: np.ndarray) -> Alignment
     ref_wrong = np.zeros(pairs.ref.size, dtype=bool)
     ref_to_hyp = np.zeros(pairs.ref.size, dtype=np.int64)
     n, m = pairs.n[active], pairs.m[active]
-    i, j = n.copy(), m.copy()
-    # row 0 after the rows: each pair's cells there are its origin, then inserted reference words
-    pair_start = matrices.line_start[active]
-    row_zero = np.full(int(matrices.line_start.max(initial=0) + pairs.m.max(initial=0)) + 1, REFERENCE_WORD, np.int8)
-    row_zero[pair_start] = ORIGIN
-    edits = np.concatenate([matrices.edits, row_zero])
-    row_start = np.concatenate([[matrices.edits.size], matrices.step_start])
-    steps = int((i + j).max()) if active.size else 0  # the longest path there could be
-    traced_edits = np.full((steps, active.size), ORIGIN, dtype=np.int8)
-    for step in range(steps):
-        if step % 8 == 0 and not (i + j).any():  # every path traced
-            traced_edits = traced_edits[:step]
-            break
-        edit = edits[row_start[i] + pair_start + j]
-        traced_edits[step] = edit
-        i -= _READS_HYPOTHESIS[edit]
-        j -= _READS_REFERENCE[edit]
+    last = matrices.row_start[n] + matrices.line_start[active] + m
+    path = _paths(matrices.back, last, int((n + m).max()) if active.size else 0)
+    traced_edits = matrices.edits[path]
     reads_hyp, reads_ref = _READS_HYPOTHESIS[traced_edits], _READS_REFERENCE[traced_edits]
-    traced_i = n - np.cumsum(reads_hyp, 0) + reads_hyp  # the cell each edit reaches
-    traced_j = m - np.cumsum(reads_ref, 0) + reads_ref
-    traced = np.flatnonzero(traced_edits != ORIGIN)  # the edits of each pair's path, steps after its end left out
+    traced_i = n - reads_hyp.cumsum(0) + reads_hyp  # the cell each edit reaches
+    traced_j = m - reads_ref.cumsum(0) + reads_ref
+    # the edits of each pair's path, steps after its end left out
+    traced = (traced_edits != ORIGIN).reshape(-1).nonzero()[0]
     edit, i, j = traced_edits.reshape(-1)[traced], traced_i.reshape(-1)[traced], traced_j.reshape(-1)[traced]
     pair = active[traced % active.size]
     hyp_word = pairs.hyp_start[pair] + i - 1
     ref_word = pairs.ref_start[pair] + j - 1
     wrong = edit != DIAGONAL
-    diagonal = np.flatnonzero(~wrong)
+    diagonal = (~wrong).nonzero()[0]
     wrong[diagonal] = pairs.hyp[hyp_word[diagonal]] != pairs.ref[ref_word[diagonal]]
-    on_hyp, on_ref = np.flatnonzero(_READS_HYPOTHESIS[edit]), np.flatnonzero(_READS_REFERENCE[edit])
+    on_hyp, on_ref = _READS_HYPOTHESIS[edit].nonzero()[0], _READS_REFERENCE[edit].nonzero()[0]
     hyp_wrong[hyp_word[on_hyp]] = wrong[on_hyp]
     ref_wrong[ref_word[on_ref]] = wrong[on_ref]
     ref_to_hyp[ref_word[on_ref]] = i[on_ref] - 1

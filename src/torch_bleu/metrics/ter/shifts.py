@@ -21,7 +21,19 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .edit_distance import Alignment, Lines, Pairs, alignment, cells_of, compute_rows, known_rows, pairs_of, store_rows
+from .candidate_distance import beam_may_decide, candidate_distances, code_point_words, reference_texts
+from .edit_distance import (
+    Alignment,
+    Lines,
+    Pairs,
+    alignment,
+    cells_of,
+    compute_rows,
+    known_rows,
+    matrices_of,
+    pairs_of,
+    store_rows,
+)
 
 #: The longest block shifted.
 MAX_SHIFT_SIZE = 10
@@ -60,7 +72,8 @@ def edit_counts(hyp: np.ndarray, hyp_lengths: np.ndarray, ref: np.ndarray, ref_l
     both = (n > 0) & (m > 0)
     if not both.any():
         return edits
-    pairs = pairs_of(hyp[np.repeat(both, n)], n[both], ref[np.repeat(both, m)], m[both])
+    hyp_words, ref_words = code_point_words(hyp[both.repeat(n)], n[both], ref[both.repeat(m)], m[both])
+    pairs = pairs_of(hyp_words, n[both], ref_words, m[both])
     edits[both] = _searched_edits(pairs)
     return edits
 
@@ -68,14 +81,14 @@ def edit_counts(hyp: np.ndarray, hyp_lengths: np.ndarray, ref: np.ndarray, ref_l
 def _searched_edits(pairs: Pairs) -> np.ndarray:
     """The edits of pairs of non-empty sides, shift rounds until no pair gains."""
     count = pairs.n.size
-    everyone = np.arange(count)
-    first_round = Lines(everyone, pairs.hyp, pairs.hyp_start, np.zeros(count, dtype=np.int64))
-    matrices = compute_rows(pairs, first_round, _first_rows(pairs.m))  # where later rounds keep their shifts
+    references = reference_texts(pairs)
+    pairs = pairs._replace(beam=beam_may_decide(pairs, references))
+    matrices = matrices_of(pairs)  # where later rounds keep their shifts
     distance = matrices.distance.copy()
     shifts = np.zeros(count, dtype=np.int64)
     checked = np.zeros(count, dtype=np.int64)
     reference_order = _reference_order(pairs)
-    active = everyone
+    active = np.arange(count)
     while active.size:
         found = alignment(pairs, matrices, active)
         candidates = _candidates(pairs, found, active, reference_order)
@@ -83,31 +96,27 @@ def _searched_edits(pairs: Pairs) -> np.ndarray:
         searching = checked < MAX_CANDIDATES
         candidates = _select(candidates, searching[candidates.pair])
         lines = _shifted_lines(pairs, candidates)
-        rows = compute_rows(pairs, lines, known_rows(pairs, matrices, lines))
-        gain = distance[candidates.pair] - rows.distance
+        current = distance[candidates.pair]
+        shifted = candidate_distances(pairs, references, matrices, lines, current)
+        gain = current - shifted
         best = _best(candidates, gain)
         best = best[gain[best] > 0]
-        winners = candidates.pair[best]
-        store_rows(pairs, matrices, lines, rows, best)
-        _apply(pairs, lines, best)
-        distance[winners] = rows.distance[best]
-        shifts[winners] += 1
-        active = winners
+        kept = _select_lines(lines, best)
+        store_rows(pairs, matrices, kept, compute_rows(pairs, kept, known_rows(pairs, matrices, kept)))
+        _apply(pairs, kept)
+        active = kept.pair
+        distance[active] = shifted[best]
+        shifts[active] += 1
     edits: np.ndarray = shifts + distance
     return edits
-
-
-def _first_rows(m: np.ndarray) -> np.ndarray:
-    """Row 0 of every pair's matrix (``0 .. m``: reference words inserted), side by side."""
-    return cells_of(m + 1)[1]
 
 
 def _reference_order(pairs: Pairs) -> tuple[np.ndarray, np.ndarray, int]:
     """The reference words sorted by (pair, word), stable: ``(keys, positions in the pair, vocabulary)``."""
     vocabulary = int(max(pairs.hyp.max(initial=0), pairs.ref.max(initial=0))) + 1
-    pair = np.repeat(np.arange(pairs.m.size), pairs.m)
+    pair = np.arange(pairs.m.size).repeat(pairs.m)
     keys = pair * vocabulary + pairs.ref
-    order = np.argsort(keys, kind="stable")
+    order = keys.argsort(kind="stable")
     return keys[order], (np.arange(pairs.ref.size) - pairs.ref_start[pair])[order], vocabulary
 
 
@@ -118,34 +127,24 @@ def _candidates(
     sorted_keys, ref_position, vocabulary = reference_order
     # every word of each active hypothesis against each equal reference word: (pair, start, ref_start)
     n = pairs.n[active]
-    pair = np.repeat(active, n)
-    start = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+    pair = active.repeat(n)
+    start = cells_of(n)[1]
     key = pair * vocabulary + pairs.hyp[pairs.hyp_start[pair] + start]
-    first, last = np.searchsorted(sorted_keys, key, "left"), np.searchsorted(sorted_keys, key, "right")
+    first, last = sorted_keys.searchsorted(key, "left"), sorted_keys.searchsorted(key, "right")
     matches = last - first
-    pair, start = np.repeat(pair, matches), np.repeat(start, matches)
-    ref_start = ref_position[
-        np.arange(int(matches.sum())) - np.repeat(np.cumsum(matches) - matches, matches) + np.repeat(first, matches)
-    ]
+    pair, start = pair.repeat(matches), start.repeat(matches)
+    ref_start = ref_position[cells_of(matches)[1] + first.repeat(matches)]
     near = np.abs(ref_start - start) <= MAX_SHIFT_DISTANCE
     pair, start, ref_start = pair[near], start[near], ref_start[near]
     # blocks of 1 .. run words from each match, the run as long as the words keep matching
     hyp_at, ref_at = pairs.hyp_start[pair] + start, pairs.ref_start[pair] + ref_start
-    room = np.minimum(np.minimum(pairs.n[pair] - start, pairs.m[pair] - ref_start), MAX_SHIFT_SIZE)
-    run = np.ones_like(start)
-    going = run < room
-    for length in range(1, MAX_SHIFT_SIZE):
-        going &= length < room
-        going[going] = pairs.hyp[hyp_at[going] + length] == pairs.ref[ref_at[going] + length]
-        run += going
-        if not going.any():
-            break
-    block = np.repeat(np.arange(run.size), run)
-    length = np.arange(block.size) - np.repeat(np.cumsum(run) - run, run) + 1
+    run = np.minimum(_runs(pair, start, ref_start), MAX_SHIFT_SIZE)
+    block, length = cells_of(run)
+    length += 1
     pair, start, ref_start, hyp_at, ref_at = (values[block] for values in (pair, start, ref_start, hyp_at, ref_at))
     # a wrong word on both sides, and the block not aligned within itself
-    hyp_wrong = np.concatenate([[0], np.cumsum(found.hyp_wrong)])
-    ref_wrong = np.concatenate([[0], np.cumsum(found.ref_wrong)])
+    hyp_wrong = np.concatenate([[0], found.hyp_wrong.cumsum()])
+    ref_wrong = np.concatenate([[0], found.ref_wrong.cumsum()])
     aligned = found.ref_to_hyp[ref_at]
     keep = (
         (hyp_wrong[hyp_at + length] > hyp_wrong[hyp_at])
@@ -155,13 +154,30 @@ def _candidates(
     pair, start, ref_start, ref_at, length = (values[keep] for values in (pair, start, ref_start, ref_at, length))
     # targets: after the hypothesis word aligned with each reference word from ref_start - 1 to the
     # block's last (before word 0 for ref_start - 1 = -1), each distinct one once
-    block = np.repeat(np.arange(length.size), length + 1)
-    offset = np.arange(block.size) - np.repeat(np.cumsum(length + 1) - (length + 1), length + 1) - 1
+    block, offset = cells_of(length + 1)
+    offset -= 1
     before_reference = ref_start[block] + offset < 0
     target = np.where(before_reference, 0, found.ref_to_hyp[np.maximum(ref_at[block] + offset, 0)] + 1)
     new = np.ones(block.size, dtype=bool)
     new[1:] = (target[1:] != target[:-1]) | (block[1:] != block[:-1])
     return Candidates(pair[block][new], start[block][new], length[block][new], target[new])
+
+
+def _runs(pair: np.ndarray, start: np.ndarray, ref_start: np.ndarray) -> np.ndarray:
+    """How many words match on from each match of hypothesis word ``start`` with reference word
+    ``ref_start`` of ``pair``, given every match of ``pair`` on the same diagonal (``ref_start - start``,
+    within :data:`MAX_SHIFT_DISTANCE`): those after a match, one word further each, make its run."""
+    diagonal = ref_start - start + MAX_SHIFT_DISTANCE
+    key = (pair * (2 * MAX_SHIFT_DISTANCE + 1) + diagonal) * (int(start.max(initial=0)) + 2) + start
+    order = key.argsort()
+    key = key[order]
+    ends = np.ones(key.size, dtype=bool)  # the last match of each run
+    ends[:-1] = key[1:] != key[:-1] + 1
+    end = ends.nonzero()[0]
+    place = np.arange(key.size)
+    run: np.ndarray = np.empty_like(key)
+    run[order] = end[end.searchsorted(place)] - place + 1
+    return run
 
 
 def _select(candidates: Candidates, keep: np.ndarray) -> Candidates:
@@ -185,8 +201,8 @@ def _shifted_lines(pairs: Pairs, candidates: Candidates) -> Lines:
     end = np.where(back, start + length, start + skipped + length)
     before_middle = np.where(back, start - target, length)
     after_middle = np.where(back, -length, -skipped)
-    line = np.repeat(np.arange(pair.size), n)
-    word_start = np.cumsum(n) - n
+    line = np.arange(pair.size).repeat(n)
+    word_start = n.cumsum() - n
     k = np.arange(line.size) - word_start[line]
     moved = np.where(k < middle[line], before_middle[line], after_middle[line])
     source = k + np.where((k >= first[line]) & (k < end[line]), moved, 0)
@@ -206,10 +222,14 @@ def _best(candidates: Candidates, gain: np.ndarray) -> np.ndarray:
     return order[group_end]
 
 
-def _apply(pairs: Pairs, lines: Lines, chosen: np.ndarray) -> None:
-    """Make the ``chosen`` lines' hypotheses their pairs' own."""
-    pair = lines.pair[chosen]
-    n = pairs.n[pair]
-    line = np.repeat(np.arange(chosen.size), n)
-    k = np.arange(line.size) - (np.cumsum(n) - n)[line]
-    pairs.hyp[pairs.hyp_start[pair][line] + k] = lines.words[lines.word_start[chosen][line] + k]
+def _select_lines(lines: Lines, chosen: np.ndarray) -> Lines:
+    """The ``chosen`` lines (their words left in place)."""
+    return Lines(lines.pair[chosen], lines.words, lines.word_start[chosen], lines.start[chosen])
+
+
+def _apply(pairs: Pairs, lines: Lines) -> None:
+    """Make the lines' hypotheses their pairs' own."""
+    n = pairs.n[lines.pair]
+    line = np.arange(n.size).repeat(n)
+    k = np.arange(line.size) - (n.cumsum() - n)[line]
+    pairs.hyp[pairs.hyp_start[lines.pair][line] + k] = lines.words[lines.word_start[line] + k]
