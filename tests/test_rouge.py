@@ -552,3 +552,14 @@ def test_odd_but_valid_input(sizes):
     assert {key: values.tolist() for key, values in got.items()} == expected_scores(
         ["1 2 3"], ["3 1 2 2"], DEFAULT_TYPES
     )
+
+
+@pytest.mark.parametrize("option", [{"eos_id": 2}, {"ignore_ids": [0]}])
+def test_strings_refuse_the_options_of_ids(option):
+    """Text has no ids to drop or to end at: the options of ids are refused with strings, as WER refuses them."""
+    metric = ROUGEScore(**option)
+    with pytest.raises(ValueError, match=f"{next(iter(option))} applies to rows of token ids; ROUGE reads strings"):
+        metric.update(["a b"], ["a b"])
+    with pytest.raises(ValueError, match="applies to rows of token ids"):
+        corpus_rouge(["a b"], ["a b"], **option)
+    assert metric.sentences.item() == 0

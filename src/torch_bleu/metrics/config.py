@@ -235,6 +235,22 @@ class SubwordConfig(MetricConfig):
         for name, value in token_ids.items():
             object.__setattr__(self, name, value)
 
+    def check_strings(self) -> None:
+        """Refuse the options of ids where a metric that also counts plain ids is given strings: text has no
+        ids to drop or to end at.
+
+        Example:
+            >>> from torch_bleu.metrics.wer.config import WERConfig
+            >>> WERConfig(eos_id=2).check_strings()
+            Traceback (most recent call last):
+            ...
+            ValueError: eos_id applies to rows of token ids; WER reads strings as they are (text has no ids)
+        """
+        for name, ids in (("ignore_ids", self.ignored_ids), ("eos_id", self.eos_ids)):
+            if ids:
+                reads = f"{self.metric_name} reads strings as they are (text has no ids)"
+                raise ValueError(f"{name} applies to rows of token ids; {reads}")
+
     def counting(self) -> dict[str, Any]:
         """The options that decide the statistics: the metric's own, then the subword options, which all do."""
         return {**super().counting(), **{name: getattr(self, name) for name in SUBWORD_OPTIONS}}

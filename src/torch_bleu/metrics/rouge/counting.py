@@ -40,6 +40,7 @@ def sentence_statistics(preds: Any, target: Any, config: ROUGEConfig) -> tuple[T
         [[2, 3, 2], [1, 2, 1], [2, 3, 2], [2, 3, 2]]
     """
     if config.detokenizer is None and _holds_strings(preds):
+        config.check_strings()
         hypotheses, references = sentences(preds, target, config.input_hint)
         return _of_strings(hypotheses, references, config)
     if config.use_stemmer and config.detokenizer is None:

@@ -56,20 +56,6 @@ class WERConfig(SubwordConfig):
         """What is counted: ``"word"`` or ``"character"``."""
         return "character" if self.characters else "word"
 
-    def check_text(self) -> None:
-        """Refuse the options of ids where strings are scored: text has no ids to drop or to end at.
-
-        Example:
-            >>> WERConfig(eos_id=2).check_text()
-            Traceback (most recent call last):
-            ...
-            ValueError: eos_id applies to rows of token ids; WER reads strings as they are (text has no ids)
-        """
-        for name, ids in (("ignore_ids", self.ignored_ids), ("eos_id", self.eos_ids)):
-            if ids:
-                reads = f"{self.metric_name} reads strings as they are (text has no ids)"
-                raise ValueError(f"{name} applies to rows of token ids; {reads}")
-
     @property
     def input_hint(self) -> str:
         """What to do with input of the wrong kind: text where ids go, or ids where text goes."""

@@ -42,7 +42,7 @@ def sentence_error_counts(preds: Any, target: Any, config: WERConfig) -> Tensor:
         [[1, 0, 1, 1], [2, 0, 0, 1]]
     """
     if config.detokenizer is None and _holds_text(preds):
-        config.check_text()
+        config.check_strings()
         hypotheses, references = sentences(preds, target, config.input_hint)
         _one_reference_each(max(map(len, references), default=1), config)
         return torch.from_numpy(_string_counts(hypotheses, [refs[0] for refs in references], config.characters))
