@@ -47,6 +47,7 @@ def metric_paths(device: object) -> dict[str, Callable[[], object]]:
     subwords = torch.randint(3, len(pieces), (32, 20), generator=generator).to(device)
     subword_refs = torch.randint(3, len(pieces), (32, 20), generator=generator).to(device)
     weight = torch.ones(64, dtype=torch.bool, device=device)
+    long_rows = torch.randint(0, 4, (2, 1500), generator=generator).to(device)  # past rapidfuzz's cut into halves
 
     def updated(metric: Any, *args: object, **kwargs: object) -> Callable[[], object]:
         """A call of the metric's ``update`` on ``device``; it returns the metric."""
@@ -79,6 +80,11 @@ def metric_paths(device: object) -> dict[str, Callable[[], object]]:
             subwords.view(4, 8, 20), detokenizer=detokenizer, word_order=2
         ),
         "self_bleu others, ids": lambda: torch_bleu.self_bleu(preds.view(8, 8, 48), mode="others", ignore_ids=[0, 1]),
+        "WERScore, ids, long rows": updated(torch_bleu.WERScore(), long_rows, long_rows.flip(1)),
+        "ROUGEScore, ids": updated(torch_bleu.ROUGEScore(sentence_sep_id=3, **ids), preds, target),
+        "ROUGEScore, subword ids": updated(torch_bleu.ROUGEScore(detokenizer=detokenizer), subwords, subword_refs),
+        "sentence_rouge, ids": lambda: torch_bleu.sentence_rouge(preds, target[:, 0], **ids),
+        "pairwise_rouge, ids": lambda: torch_bleu.pairwise_rouge(preds.view(8, 8, 48), ignore_ids=[0, 1]),
     }
 
 

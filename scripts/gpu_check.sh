@@ -9,7 +9,9 @@
 #   4. one JSON report (device, versions, tests, syncs, bench, seconds per step), its path printed last.
 # `python scripts/gpu_check.py tables REPORT` then rewrites the GPU tables of README.md and docs/speed.md.
 #
-# Usage: bash scripts/gpu_check.sh [--device cuda|cpu] [--out DIR]
+# Usage: bash scripts/gpu_check.sh [--device cuda|cpu] [--out DIR] [--step-limit SECONDS]
+#   --step-limit stops any one step after SECONDS (the report says which ran out), so that a lease of a
+#   few minutes still brings back every step's figures.
 #   --device cpu runs the same steps on the CPU with a smaller bench (a few minutes), so that the
 #   script is exercised where there is no GPU.
 # On a machine whose python3 already has PyTorch with CUDA (a lent GPU machine), that Python is used
@@ -18,11 +20,13 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 device=cuda
 out=out/gpu-check
+step_limit=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --device) device="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
-        *) echo "gpu_check: unknown argument $1 (usage: --device cuda|cpu, --out DIR)" >&2; exit 2 ;;
+        --step-limit) step_limit="$2"; shift 2 ;;
+        *) echo "gpu_check: unknown argument $1 (usage: --device cuda|cpu, --out DIR, --step-limit SECONDS)" >&2; exit 2 ;;
     esac
 done
 mkdir -p "$out"
@@ -33,7 +37,7 @@ if [ "$device" != cpu ] && python3 -c "import torch, sys; sys.exit(not torch.cud
         python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
         export PYTHONPATH="/tmp/site:${PYTHONPATH:-}"
     fi
-    export PYTHONPATH="$PWD:${PYTHONPATH:-}"
+    export PYTHONPATH="$PWD/src:${PYTHONPATH:-}"  # the package from this checkout, as it is
 else
     source scripts/setup_env.sh
     python=python
@@ -45,6 +49,8 @@ tests=(
     tests/test_eos.py tests/test_ragged_input.py tests/test_device_and_inputs.py tests/test_subword_ids.py
     tests/test_chrf.py tests/test_ter.py tests/test_pairwise.py tests/test_rewards.py tests/test_compile.py
     tests/test_wer.py tests/test_metric_significance.py tests/test_aggregate_chrf.py tests/test_aggregate_and_self_bleu.py
+    tests/test_wer_long_rows.py tests/test_negative_ids.py tests/test_rouge.py tests/test_pairwise_rouge.py
+    tests/test_rewards_rouge.py
 )
 if [ "$device" = cpu ]; then
     bench=(--quick)
@@ -59,7 +65,11 @@ step() {  # step NAME COMMAND...: run, time, remember a failure
     shift
     echo "gpu_check: $name" >&2
     start=$(date +%s%N)
-    "$@" || failed=1
+    if [ "$step_limit" -gt 0 ]; then
+        timeout "$step_limit" "$@" || failed=1
+    else
+        "$@" || failed=1
+    fi
     took=$((($(date +%s%N) - start) / 1000000))  # milliseconds
     seconds+=(--seconds "$name=$((took / 1000)).$(printf '%03d' $((took % 1000)))")
 }
@@ -68,7 +78,7 @@ step tests "$python" -m pytest "${tests[@]}" --device "$device" -n auto -q -p no
     --junitxml="$out/tests.xml"
 step syncs "$python" scripts/gpu_check.py syncs --device "$device" --json "$out/syncs.json"
 step bench "$python" scripts/bench.py --device "$device" "${bench[@]}" --busy 0 \
-    --skip wmt17 subwords batches grid memory threads --json "$out/bench.json"
+    --skip wmt17 subwords batches grid memory threads text chrf ter self_bleu significance --json "$out/bench.json"
 "$python" scripts/gpu_check.py report --out "$out/report.json" --device "$device" "${seconds[@]}" \
     --step tests="$out/tests.xml" --step syncs="$out/syncs.json" --step bench="$out/bench.json"
 echo "$out/report.json"
