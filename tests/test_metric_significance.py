@@ -397,7 +397,7 @@ def _rank(rank: int, world_size: int, store: str, out_dir: str) -> None:
             metric.confidence_interval(resamples=300),
             paired_bootstrap(metric, other, resamples=300),
             paired_randomization(metric, other, trials=300),
-            len(getattr(metric, KEPT)),  # the local rows are back after the sync
+            sum(map(len, getattr(metric, KEPT))),  # the local rows are back after the sync
         )
     torch.save(results, os.path.join(out_dir, f"rank{rank}.pt"))
     dist.destroy_process_group()
@@ -422,7 +422,7 @@ def test_ranks_with_indices_give_the_single_process_results(tmp_path: Path):
     for rank in ranks:
         for scenario, (interval, bootstrap, randomization, _) in rank.items():
             assert (interval, bootstrap, randomization) == expected, scenario
-        assert rank["one rank empty"][3] in (0, 6)
+        assert rank["one rank empty"][3] in (0, 23)
 
 
 # ---------------------------------------------------------------------------- the example

@@ -53,6 +53,8 @@ def reference_strings(target: object, batch: int) -> list[list[str]]:
         raise _wrong(f"target must be a list of strings or of lists of strings, got {type(target).__name__}", target)
     if _all_strings(target):  # one reference string each: the usual case, checked in C
         references = [[entry] for entry in target]
+    elif set(map(type, target)) <= {list} and _all_strings(list(itertools.chain.from_iterable(target))):
+        references = list(map(list, target))  # lists of reference strings, checked in C too
     else:
         references = [
             [entry] if isinstance(entry, str) else _strings(entry, f"target[{index}]")

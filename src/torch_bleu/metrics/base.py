@@ -6,7 +6,8 @@ score. :class:`CountingMetric` does the rest, the same way for every metric:
 * ``__init__`` takes the config's options by name (torchmetrics' own arguments beside them) and
   points other libraries' option names to the right one;
 * ``update(preds, target, weight=None, indices=None)`` counts a batch, multiplies each sentence's
-  statistics by its weight and adds them to int64 states, summed across DDP ranks;
+  statistics by its weight and adds them to int64 states, summed across DDP ranks; a batch of strings is
+  checked and queued, and counted with the rest of the queue when a state is read (:mod:`.queued_text`);
 * with ``keep_sentences=True`` it also keeps each sentence's statistics (:mod:`.sentences`), gathered
   across ranks, for the confidence intervals and the paired tests (:mod:`.paired`): :class:`ExactMetric`
   adds sacrebleu's bootstrap interval of the score (ROUGE gives rouge-score's intervals instead);
@@ -33,8 +34,9 @@ from torchmetrics import Metric
 
 from .. import significance
 from ..arrays import Array, as_tensor, is_integer
-from ..threads import within_cpu_share
+from ..threads import cpu_share, within_cpu_share
 from .config import MetricConfig
+from .queued_text import MOST_QUEUED, QUEUE, CountedState, QueuedText
 from .sentences import (
     BOOKKEEPING_COLUMNS,
     ConfidenceInterval,
@@ -117,6 +119,8 @@ class CountingMetric(Metric):
         if foreign:
             raise config_class.unknown_options(foreign)
         self.config = config_class(**config_options)
+        setattr(self, QUEUE, QueuedText())
+        self._counted_text = False  # until then update() counts text at once
         for name, shape in zip(self.state_names, self.statistics_shapes()):
             self.add_state(name, torch.zeros(shape, dtype=torch.int64), dist_reduce_fx="sum")
         # equal on every rank and in every merge, so "max" keeps it as it is
@@ -146,6 +150,9 @@ class CountingMetric(Metric):
         metric_kwargs = inspect.Parameter("metric_kwargs", inspect.Parameter.VAR_KEYWORD)
         parameters = [*options, *rest[1:], keep, metric_kwargs]
         cls.__signature__ = own.replace(parameters=parameters)  # type: ignore[attr-defined]
+        for name in (*cls.state_names, KEPT):  # every read of a state counts the queued text first
+            if not isinstance(cls.__dict__.get(name), CountedState):
+                setattr(cls, name, CountedState(name))
 
     # --- what a metric defines -------------------------------------------------------------------------
 
@@ -156,6 +163,11 @@ class CountingMetric(Metric):
     def sentence_statistics(self, preds: Any, target: Any) -> Sequence[Array]:
         """Each statistic of every sentence of a batch, ``(B, *shape)`` integers, input checked first."""
         raise NotImplementedError
+
+    def queueable_text(self, preds: Any, target: Any) -> tuple[list[str], list[list[str]]] | None:
+        """A batch of strings this metric counts on the host, checked as :meth:`sentence_statistics` checks it:
+        the hypotheses and each one's references, which ``update`` queues; ``None`` for a batch to count at once."""
+        return None
 
     def score(self, *statistics: Tensor) -> Tensor:
         """The score of summed statistics (the states, in order)."""
@@ -200,9 +212,42 @@ class CountingMetric(Metric):
         With ``keep_sentences=True`` the kept sentences follow them, so that intervals and tests are the
         same on 1 or N ranks (:mod:`~torch_bleu.metrics.sentences`); the sums do not depend on them.
         """
+        text = self.queueable_text(preds, target)
+        if text is not None:
+            hypotheses, references = text
+            batch = len(hypotheses)
+            rows = check_indices(indices, batch, self.device) if indices is not None else None
+            if weight is not None:
+                check_weight(weight, batch, self.device)
+            queued: QueuedText = getattr(self, QUEUE)
+            queued.add(hypotheses, references, weight, rows)
+            if len(queued) >= MOST_QUEUED or not self._counted_text:
+                self.count_queued_text()  # the first batch at once: a missing extra or dictionary shows here
+            return
         statistics: Sequence[Any] = self.sentence_statistics(preds, target)
         batch = len(statistics[0])
         rows = check_indices(indices, batch, self.device) if indices is not None else None
+        if weight is not None:
+            check_weight(weight, batch, self.device)
+        self._add(statistics, weight, rows)
+
+    def count_queued_text(self) -> None:
+        """Count the text batches ``update`` queued, as one batch (reading any state does this first)."""
+        queued: QueuedText = getattr(self, QUEUE)
+        if not queued:
+            return
+        setattr(self, QUEUE, QueuedText())  # emptied first: counting reads the states
+        with cpu_share():
+            try:
+                statistics = self.sentence_statistics(queued.hypotheses, queued.references)
+            except BaseException:
+                setattr(self, QUEUE, queued)  # nothing lost: counted again at the next read
+                raise
+            self._add(statistics, queued.weight(self.device), queued.indices(self.device))
+        self._counted_text = True
+
+    def _add(self, statistics: Sequence[Any], weight: Tensor | None, rows: Tensor | None) -> None:
+        """Add checked statistics of a batch, each sentence times its checked weight, to the states."""
         if weight is not None or self.keep_sentences:
             statistics = [as_tensor(values, self.device) for values in statistics]
         counted = weighted(statistics, weight) if weight is not None else statistics
@@ -210,6 +255,11 @@ class CountingMetric(Metric):
             getattr(self, KEPT).append(sentence_rows(self.pack(statistics), weight, rows))
         for name, values in zip(self.state_names, counted):  # summed where counted: NumPy arrays on the host
             getattr(self, name).add_(as_tensor(values.sum(0), self.device))
+
+    def reset(self) -> None:
+        """Forget everything added so far (torchmetrics' ``reset``), the queued text too."""
+        setattr(self, QUEUE, QueuedText())
+        super().reset()
 
     @within_cpu_share
     def compute(self) -> Tensor:
@@ -453,15 +503,16 @@ def check_counts(name: str, state: Tensor) -> None:
         raise ValueError(f"state {name!r} must not be negative, as it counts; got {int(state.min())}")
 
 
-def weighted(statistics: Sequence[Tensor], weight: object) -> list[Tensor]:
-    """Each sentence's statistics ``(B, ...)`` times its row weight, checked from shape and dtype only.
+def check_weight(weight: object, batch: int, device: torch.device) -> None:
+    """Refuse a ``weight`` that is not a ``(batch,)`` bool or integer tensor on ``device`` with no negative
+    entry, checked from shape and dtype only off the CPU (a signed dtype is refused there).
 
     Example:
-        >>> weighted([torch.tensor([[2, 1], [3, 2]]), torch.tensor([3, 4])], torch.tensor([False, True]))
-        [tensor([[0, 0],
-                [3, 2]]), tensor([0, 4])]
+        >>> check_weight(torch.tensor([1, -2]), 2, torch.device("cpu"))
+        Traceback (most recent call last):
+        ...
+        ValueError: weight must not be negative: a sentence counts 0, 1 or more times
     """
-    batch, device = statistics[0].shape[0], statistics[0].device
     if not isinstance(weight, Tensor):
         raise TypeError(f"weight must be a ({batch},) tensor of bools or integers, got {type(weight).__name__}")
     if not is_integer(weight) and weight.dtype != torch.bool:
@@ -478,5 +529,15 @@ def weighted(statistics: Sequence[Tensor], weight: object) -> list[Tensor]:
             )
         if bool((weight < 0).any()):
             raise ValueError("weight must not be negative: a sentence counts 0, 1 or more times")
+
+
+def weighted(statistics: Sequence[Tensor], weight: Tensor) -> list[Tensor]:
+    """Each sentence's statistics ``(B, ...)`` times its row weight (checked by :func:`check_weight`).
+
+    Example:
+        >>> weighted([torch.tensor([[2, 1], [3, 2]]), torch.tensor([3, 4])], torch.tensor([False, True]))
+        [tensor([[0, 0],
+                [3, 2]]), tensor([0, 4])]
+    """
     rows = weight.long()
-    return [values * rows.reshape(batch, *[1] * (values.dim() - 1)) for values in statistics]
+    return [values * rows.reshape(len(rows), *[1] * (values.dim() - 1)) for values in statistics]

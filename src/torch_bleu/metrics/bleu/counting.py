@@ -51,6 +51,21 @@ def input_batch(
     return words_batch(preds, target, config.tokenize, config.lowercase, None if host else device, hint)
 
 
+def checked_text(preds: Any, target: Any, config: BLEUConfig) -> tuple[list[str], list[list[str]]] | None:
+    """A batch of strings to split into words, checked: the hypotheses and each one's references; ``None``
+    for ids (``tokenize=None``) and subword ids (a detokenizer).
+
+    Example:
+        >>> checked_text(["The cat."], ["The cat!"], BLEUConfig(tokenize="13a"))
+        (['The cat.'], [['The cat!']])
+    """
+    if config.tokenize is None or config.detokenizer is not None:
+        return None
+    from ...inputs.strings import sentences  # text imports its layers when first counted
+
+    return sentences(preds, target, config.input_hint)
+
+
 def count_statistics(batch: TokenBatch | RowStream, config: BLEUConfig, algorithm: str = "auto") -> SentenceStatistics:
     """The statistics of a checked batch, over ``config.statistics_order`` orders.
 

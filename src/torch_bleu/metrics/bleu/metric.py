@@ -12,7 +12,7 @@ from ...inputs.batch import TokenBatch
 from ..base import ExactMetric, ExactMetricArguments
 from .compiled import compiled_counter
 from .config import BLEUConfig, BLEUOptions, require_corpus_smoothing
-from .counting import count_statistics, input_batch
+from .counting import checked_text, count_statistics, input_batch
 from .score import bleu_from_statistics, packed_bleu
 from .statistics import SentenceStatistics
 
@@ -118,6 +118,11 @@ class BLEUScore(ExactMetric):
             assert isinstance(batch, TokenBatch)  # counted where it lives: no stream
             return compiled_counter(self.config, self.compile_options)(batch)
         return count_statistics(input_batch(preds, target, self.config, self.device, on_host=True), self.config)
+
+    def queueable_text(self, preds: Any, target: Any) -> tuple[list[str], list[list[str]]] | None:
+        """A batch of strings, checked, for ``update`` to queue (:mod:`~torch_bleu.metrics.queued_text`);
+        compiled counting takes each batch as it comes."""
+        return None if self.compile_options is not None else checked_text(preds, target, self.config)
 
     def score(self, *statistics: Tensor) -> Tensor:
         """Corpus BLEU in ``[0, 1]`` of summed statistics (0-d float64)."""

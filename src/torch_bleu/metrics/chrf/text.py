@@ -17,6 +17,17 @@ from .config import CHRFConfig
 from .stream import TextPairs, pairs_from_strings
 
 
+def checked_text(preds: Any, target: Any, config: CHRFConfig) -> tuple[list[str], list[list[str]]] | None:
+    """A batch of strings, checked: the hypotheses and each one's references; ``None`` with a detokenizer
+    (subword ids).
+
+    Example:
+        >>> checked_text(["ab"], [["a", "abc"]], CHRFConfig())
+        (['ab'], [['a', 'abc']])
+    """
+    return None if config.detokenizer is not None else sentences(preds, target, config.input_hint)
+
+
 def as_text(preds: Any, target: Any, config: CHRFConfig, device: torch.device | None = None) -> TextPairs:
     """``preds`` and ``target`` as text pairs: NumPy arrays for strings counted on the CPU (``device``
     ``None`` or a CPU), tensors on ``device`` or on the ids' device otherwise.
@@ -34,12 +45,13 @@ def as_text(preds: Any, target: Any, config: CHRFConfig, device: torch.device | 
         if sizes_from_data(chars):  # on the CPU: counted with NumPy, on the same memory
             return pairs_from_rows(chars.numpy(), None if present is None else present.numpy())
         return pairs_from_rows(chars, present)
-    hypotheses, references = sentences(preds, target, config.input_hint)
-    texts = [[hypothesis, *refs] for hypothesis, refs in zip(hypotheses, references)]
+    strings = checked_text(preds, target, config)
+    assert strings is not None  # as there is no detokenizer
+    texts = [[hypothesis, *refs] for hypothesis, refs in zip(*strings)]
     if config.lowercase:
         texts = [[text.lower() for text in sentence] for sentence in texts]
-    text = pairs_from_strings(texts)
-    return text if device is None or device.type == "cpu" else text_on(text, device)
+    pairs = pairs_from_strings(texts)
+    return pairs if device is None or device.type == "cpu" else text_on(pairs, device)
 
 
 def text_on(text: TextPairs, device: torch.device) -> TextPairs:

@@ -39,10 +39,9 @@ def sentence_statistics(preds: Any, target: Any, config: ROUGEConfig) -> tuple[T
         >>> statistics[0].tolist()
         [[2, 3, 2], [1, 2, 1], [2, 3, 2], [2, 3, 2]]
     """
-    if config.detokenizer is None and _holds_strings(preds):
-        config.check_strings()
-        hypotheses, references = sentences(preds, target, config.input_hint)
-        return _of_strings(hypotheses, references, config)
+    text = checked_text(preds, target, config)
+    if text is not None:
+        return _of_strings(*text, config)
     if config.use_stemmer and config.detokenizer is None:
         raise ValueError(
             "use_stemmer=True stems words of text; rows of plain ids are words already (pass strings, or subword "
@@ -140,6 +139,19 @@ def _padded(words: TextWords, starts: np.ndarray, texts: np.ndarray) -> tuple[Te
     position = np.where(column < lengths[:, None], starts[texts][:, None] + column, total)  # past: a spare 0
     ids, lines = (np.append(values, 0)[position] for values in (words.ids, words.lines))
     return torch.from_numpy(ids), torch.from_numpy(lengths), torch.from_numpy(lines)
+
+
+def checked_text(preds: Any, target: Any, config: ROUGEConfig) -> tuple[list[str], list[list[str]]] | None:
+    """A batch of strings, checked: the predictions and each one's references; ``None`` for rows of ids.
+
+    Example:
+        >>> checked_text(["the cat"], ["a cat"], ROUGEConfig())
+        (['the cat'], [['a cat']])
+    """
+    if config.detokenizer is not None or not _holds_strings(preds):
+        return None
+    config.check_strings()
+    return sentences(preds, target, config.input_hint)
 
 
 def _holds_strings(preds: object) -> bool:

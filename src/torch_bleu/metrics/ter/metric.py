@@ -13,6 +13,7 @@ from ..base import ExactMetric, ExactMetricArguments
 from .config import TERConfig, TEROptions
 from .functional import sentence_ter_statistics
 from .score import ter_fraction
+from .text import checked_text
 
 if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
@@ -69,6 +70,10 @@ class TERScore(ExactMetric):
         """``(B,)`` edits and ``(B,)`` reference lengths of every sentence."""
         statistics = sentence_ter_statistics(preds, target, self.config)
         return statistics[:, 0], statistics[:, 1]
+
+    def queueable_text(self, preds: Any, target: Any) -> tuple[list[str], list[list[str]]] | None:
+        """A batch of strings, checked, for ``update`` to queue (:mod:`~torch_bleu.metrics.queued_text`)."""
+        return checked_text(preds, target, self.config)
 
     def score(self, *statistics: Tensor) -> Tensor:
         """TER of summed statistics (0-d float64), edits per reference word."""

@@ -52,6 +52,19 @@ def ter_words(hypotheses: Sequence[str], references: Sequence[str], config: TERC
     return tokenized_lines([*(tercom(line.rstrip()) for line in hypotheses), *references], "none")
 
 
+def reference_counts(references: Sequence[Sequence[str]]) -> np.ndarray:
+    """The number of references of each sentence, at most :data:`MAX_REFERENCES`.
+
+    Example:
+        >>> reference_counts([["a"], ["b", "c"]]).tolist()
+        [1, 2]
+    """
+    counts = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
+    if counts.size and counts.max() > MAX_REFERENCES:
+        raise InputError(f"TER takes at most {MAX_REFERENCES} references per sentence, got {counts.max()}")
+    return counts
+
+
 def ter_statistics(hypotheses: Sequence[str], references: Sequence[Sequence[str]], config: TERConfig) -> np.ndarray:
     """``(B, 2)`` int64 statistics of each sentence: its fewest edits against any of its references (at
     least one each), and the mean length of its references in :data:`LENGTH_UNIT` parts of a word.
@@ -62,9 +75,7 @@ def ter_statistics(hypotheses: Sequence[str], references: Sequence[Sequence[str]
         >>> 2522520 / LENGTH_UNIT   # (4 + 3) / 2 words
         3.5
     """
-    counts = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
-    if counts.size and counts.max() > MAX_REFERENCES:
-        raise InputError(f"TER takes at most {MAX_REFERENCES} references per sentence, got {counts.max()}")
+    counts = reference_counts(references)
     words = ter_words(hypotheses, [reference for refs in references for reference in refs], config)
     batch = len(hypotheses)
     hyp_lengths, ref_lengths = words.lengths[:batch], words.lengths[batch:]

@@ -41,10 +41,9 @@ def sentence_error_counts(preds: Any, target: Any, config: WERConfig) -> Tensor:
         >>> sentence_error_counts(["a b", "x y z"], ["b c", "x z"], WERConfig()).tolist()
         [[1, 0, 1, 1], [2, 0, 0, 1]]
     """
-    if config.detokenizer is None and _holds_text(preds):
-        config.check_strings()
-        hypotheses, references = sentences(preds, target, config.input_hint)
-        _one_reference_each(max(map(len, references), default=1), config)
+    text = checked_text(preds, target, config)
+    if text is not None:
+        hypotheses, references = text
         return torch.from_numpy(_string_counts(hypotheses, [refs[0] for refs in references], config.characters))
     if config.detokenizer is None:
         ids = token_batch(preds, target, config.input_hint).on_host()
@@ -90,6 +89,22 @@ def _one_reference_each(references: int, config: WERConfig) -> None:
         raise ValueError(
             f"{config.metric_name} takes one reference per hypothesis (as jiwer does), got up to {references}"
         )
+
+
+def checked_text(preds: Any, target: Any, config: WERConfig) -> tuple[list[str], list[list[str]]] | None:
+    """A batch of strings, checked (one reference each): the hypotheses and each one's references; ``None``
+    for rows of ids.
+
+    Example:
+        >>> checked_text(["a b"], ["a c"], WERConfig())
+        (['a b'], [['a c']])
+    """
+    if config.detokenizer is not None or not _holds_text(preds):
+        return None
+    config.check_strings()
+    hypotheses, references = sentences(preds, target, config.input_hint)
+    _one_reference_each(max(map(len, references), default=1), config)
+    return hypotheses, references
 
 
 def _holds_text(preds: object) -> bool:
