@@ -42,7 +42,7 @@ import numpy as np
 
 #: The most regions of one group, and the most bytes of its match bits (reference words x prediction bytes).
 GROUP = 512
-GROUP_BYTES = 2**24
+GROUP_BYTES = 2**20
 #: Each byte with its bits in reverse order.
 _REVERSED_BYTES = np.array([int(f"{value:08b}"[::-1], 2) for value in range(256)], dtype=np.uint8)
 
