@@ -1,258 +1,291 @@
-"""The LCS and rougeLsum's union LCS on the host: bit-parallel, 64 prediction words to a machine word.
+"""The LCS and rougeLsum's union LCS on the host: bit-vectors as Python integers, many pairs in one.
 
 :mod:`.lcs` computes every cell of each table with whole-array operations, which suits an
-accelerator; on the CPU this module computes the same numbers with far fewer operations. For a
-reference ``a`` and a prediction ``b`` (Hyyrö's bit-vector formulation of the LCS table), with ``M[w]``
-the bits of the prediction words equal to ``w`` and ``V`` a bit-vector over the prediction, all ones
-at first,
+accelerator; on the CPU this module computes the same numbers with a few integer operations per
+reference word. For a reference ``a`` and a prediction ``b`` (Hyyrö's bit-vector formulation of the
+LCS table), with ``M[w]`` the bits of the prediction words equal to ``w`` and ``V`` a bit-vector over
+the prediction, all ones at first,
 
-    for each reference word w:   U = V & M[w];   V = (V + U) | (V & ~U)
+    for each reference word w:   U = V & M[w];   V = (V + U) | (V - U)
 
-after ``i`` reference words the zero bits among the first ``j`` bits of ``V`` number ``t[i][j]``, the LCS
-table's entry: the LCS has as many words as ``V`` has zero bits. Many pairs go at once (NumPy arrays
-of ``uint64``, one column per pair, several words per vector with carries for long rows).
+(``V - U`` is ``V & ~U``, ``U`` being part of ``V``): after ``i`` reference words the zero bits among
+the first ``j`` bits of ``V`` number ``t[i][j]``, the LCS table's entry. A Python integer is a
+bit-vector of any length whose additions carry in C, so the predictions of a whole group of pairs lie
+end to end in one integer, each pair in a region of its own, each of its sentences followed by a
+guard bit that is zero in ``V``: a carry stops in the first guard it reaches, so the regions, and the
+sentences within them, never mix. For ``rougeL`` the guards between sentences are ones instead (they
+are then words that match nothing, which leaves the LCS as it is) and only the guard after a pair's
+last word stops carries.
 
-``rougeLsum`` takes each reference sentence against each prediction sentence: every sentence pair
-keeps its vectors after each reference word, and rouge-score's backtrack (``_backtrack_norec``: a
-diagonal step on equal words, else a step along the prediction where ``t[i][j-1] > t[i-1][j]``, else
-along the reference) walks all pairs at once, reading ``t`` as counts of zero bits.
+``rougeLsum`` takes every reference sentence against every prediction sentence: a region is then one
+reference sentence against its pair's whole prediction. Its forward pass keeps, for every reference
+word ``i``, the cells where rouge-score's backtrack (``_backtrack_norec``: a diagonal step on equal
+words, else a step along the prediction where ``t[i][j-1] > t[i-1][j]``, else along the reference)
+steps along the prediction. Those are the carries of the addition that fall on ones of ``V - U``:
+the new row exceeds the old one exactly from just above the lowest match of each run of ones up to
+the run's end, and the old row stays flat on the ones. The backtracks of all sentence pairs then run
+backwards together, bits reversed so that a walk along the prediction is a carry again: in row
+``i``, each walk runs from where it entered through the "step along" cells (``(L + E) & ~L``: the
+first other cell), takes the reference word where that cell holds equal words and goes on in the
+row above.
 
-Pairs are taken in groups of similar lengths (:data:`GROUP`), each cut to its longest rows.
+Regions are taken in groups of similar reference lengths (:data:`GROUP`), each reference aligned to the
+group's last row (rows before it match nothing, which changes nothing), so that every backtrack starts
+in the last row.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-#: The most pairs of one group, and the most vector words (pairs x reference words x words per vector).
+#: The most regions of one group, and the most bytes of its match bits (reference words x prediction bytes).
 GROUP = 512
-GROUP_WORDS = 2**21
-_ONES = np.uint64(2**64 - 1)
-#: Vectors of up to this many words add their carries word by word; longer ones by carry-lookahead.
-RIPPLE_WORDS = 4
+GROUP_BYTES = 2**20
+#: Each byte with its bits in reverse order.
+_REVERSED_BYTES = np.array([int(f"{value:08b}"[::-1], 2) for value in range(256)], dtype=np.uint8)
 
 
-def lcs_lengths(ref: np.ndarray, ref_length: np.ndarray, pred: np.ndarray, pred_length: np.ndarray) -> np.ndarray:
-    """``(P,)`` int64 LCS lengths of padded rows ``ref`` ``(P, Lr)`` and ``pred`` ``(P, Lp)`` (pads: two
-    different negative numbers) of ``ref_length`` and ``pred_length`` words.
+class HostLCS(NamedTuple):
+    """What :func:`lcs_on_host` finds: ``lengths`` ``(P,)`` int64, the LCS of each pair's whole rows, and
+    ``union`` ``(P, Lr)`` bool, the reference words of each pair's union LCS (all False unless asked for)."""
+
+    lengths: np.ndarray
+    union: np.ndarray
+
+
+def lcs_on_host(
+    ref: np.ndarray,
+    ref_sentence: np.ndarray,
+    ref_length: np.ndarray,
+    pred: np.ndarray,
+    pred_sentence: np.ndarray,
+    pred_length: np.ndarray,
+    union: bool,
+) -> HostLCS:
+    """The LCS lengths of padded rows ``ref`` ``(P, Lr)`` and ``pred`` ``(P, Lp)`` (word ids ``>= 0`` for the
+    first ``ref_length`` and ``pred_length`` words) and, with ``union``, rouge-score's union LCS of each
+    reference sentence against every prediction sentence (:func:`.lcs.union_lcs_marks`); the sentence
+    ids are equal within a sentence and different across a boundary.
 
     Example:
-        >>> ref, pred = np.array([[1, 2, 3, 4], [5, 6, -1, -1]]), np.array([[2, 4, 3, -2], [6, 5, 6, 5]])
-        >>> lcs_lengths(ref, np.array([4, 2]), pred, np.array([3, 4])).tolist()
-        [2, 2]
+        >>> ref, pred = np.array([[1, 2, 3, 1, 2]]), np.array([[2, 1, 2, 3]])
+        >>> sentences = np.array([[0, 0, 0, 1, 1]]), np.array([[0, 0, 1, 1]])
+        >>> found = lcs_on_host(ref, sentences[0], np.array([5]), pred, sentences[1], np.array([4]), True)
+        >>> found.lengths.tolist(), found.union.astype(int).tolist()
+        ([3], [[1, 1, 1, 1, 1]])
     """
-    lengths = np.zeros(ref.shape[0], dtype=np.int64)
-    for rows, ref_rows, pred_rows in _groups(ref, ref_length, pred, pred_length):
-        vectors = _final_vectors(_match_bits(ref_rows, pred_rows))
-        lengths[rows] = pred_length[rows] - _ones_below(vectors, pred_length[rows])
-    return lengths
+    pairs, ref_width = ref.shape
+    predictions = _Predictions(ref, ref_length, pred, pred_sentence, pred_length)
+    lengths = np.zeros(pairs, dtype=np.int64)
+    everything = (np.arange(pairs), np.zeros(pairs, dtype=np.int64), ref_length.astype(np.int64))
+    for regions in _groups(*everything, predictions.bytes):
+        lengths[regions[0]] = _Group(predictions, *regions).lcs_lengths()
+    marks = np.zeros((pairs, ref_width), dtype=bool)
+    if union:
+        pair, start = np.nonzero(_sentence_starts(ref_sentence, ref_length))
+        same_pair = np.append(pair[1:] == pair[:-1], False)
+        end = np.where(same_pair, np.append(start[1:], 0), ref_length[pair])
+        for regions in _groups(pair, start, end - start, predictions.bytes):
+            group = _Group(predictions, *regions)
+            taken = group.union_marks()  # (rows, regions), the rows aligned to each region's end
+            row, region = np.nonzero(taken)
+            marks[regions[0][region], group.ref_positions(row, region)] = True
+    return HostLCS(lengths, marks)
 
 
-def union_lcs_marks(ref: np.ndarray, ref_length: np.ndarray, pred: np.ndarray, pred_length: np.ndarray) -> np.ndarray:
-    """``(Q, Lr)`` bool: the reference words of rouge-score's LCS of each sentence pair (padded rows
-    ``ref`` ``(Q, Lr)`` and ``pred`` ``(Q, Lp)``), as its backtrack reads it out.
-
-    Example:
-        >>> union_lcs_marks(np.array([[1, 2, 1]]), np.array([3]), np.array([[1, 2, 2]]), np.array([3])).tolist()
-        [[True, True, False]]
-    """
-    layout = np.zeros((4, ref.shape[0]), dtype=np.int64)  # per pair: match base, vector base, words, stride
-    local = np.zeros(ref.shape[0], dtype=np.int64)
-    matches, vectors, before = [], [], []
-    match_base = vector_base = 0
-    for rows, ref_rows, pred_rows in _groups(ref, ref_length, pred, pred_length):
-        group_matches = _match_bits(ref_rows, pred_rows)
-        group_vectors = _all_vectors(group_matches)
-        layout[:, rows] = np.array([[match_base], [vector_base], [group_matches.shape[1]], [rows.shape[0]]])
-        local[rows] = np.arange(rows.shape[0])
-        matches.append(group_matches.reshape(-1))
-        vectors.append(group_vectors.reshape(-1))
-        # the ones in each vector's words before each word, so that a count of ones reads one word
-        ones = np.bitwise_count(group_vectors).astype(np.int64)
-        before.append((np.cumsum(ones, axis=1) - ones).reshape(-1))
-        match_base += group_matches.size
-        vector_base += group_vectors.size
-    flat_matches, flat_vectors = (
-        np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64) for parts in (matches, vectors)
-    )
-    flat_before = np.concatenate(before) if before else np.zeros(0, dtype=np.int64)
-    return _backtrack(flat_matches, (flat_vectors, flat_before), layout, local, ref_length, pred_length, ref.shape[1])
+def _sentence_starts(sentence: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """``(P, L)`` bool: the words (of the first ``length`` of each row) that begin a sentence."""
+    first = np.ones(sentence.shape, dtype=bool)
+    first[:, 1:] = sentence[:, 1:] != sentence[:, :-1]
+    return first & (np.arange(sentence.shape[1]) < length[:, None])
 
 
 def _groups(
-    ref: np.ndarray, ref_length: np.ndarray, pred: np.ndarray, pred_length: np.ndarray
+    pair: np.ndarray, start: np.ndarray, length: np.ndarray, pair_bytes: np.ndarray
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """The pairs in groups of at most :data:`GROUP` of similar lengths (and :data:`GROUP_WORDS` vector
-    words), each group's rows cut to its longest."""
-    order = np.lexsort((pred_length, ref_length))
+    """Regions (a reference's words ``start .. start + length`` of ``pair``, against that pair's prediction
+    of ``pair_bytes``) in groups of at most :data:`GROUP` of similar lengths and :data:`GROUP_BYTES`."""
+    order = np.argsort(length, kind="stable")
     groups = []
     first = 0
     while first < order.shape[0]:
-        rows = order[first : first + GROUP]
-        ref_width, pred_width = int(ref_length[rows].max()), int(pred_length[rows].max())
-        most = max(1, GROUP_WORDS // max(1, ref_width * -(-pred_width // 64)))
-        if rows.shape[0] > most:
-            rows = rows[:most]
-            ref_width, pred_width = int(ref_length[rows].max()), int(pred_length[rows].max())
-        groups.append((rows, ref[rows, :ref_width], pred[rows, :pred_width]))
-        first += rows.shape[0]
+        chosen = order[first : first + GROUP]
+        cells = np.maximum.accumulate(length[chosen]) * np.cumsum(pair_bytes[pair[chosen]])
+        chosen = chosen[: max(1, int(np.searchsorted(cells, GROUP_BYTES, side="right")))]
+        groups.append((pair[chosen], start[chosen], length[chosen]))
+        first += chosen.shape[0]
     return groups
 
 
-def _match_bits(ref: np.ndarray, pred: np.ndarray) -> np.ndarray:
-    """``(Lr, W, Q)`` uint64: for each reference word of each pair, the bits of the equal prediction words.
-
-    Each pair's prediction words give one bit-vector per distinct word (keys ``pair * D + word``, sorted);
-    each reference word looks its vector up.
-    """
-    pairs, pred_width = pred.shape
-    words = max(1, -(-pred_width // 64))
-    distinct = int(max(pred.max(initial=0), ref.max(initial=0))) + 1
-    pair_of, position = np.nonzero(pred >= 0)
-    keys, slot = np.unique(pair_of * distinct + pred[pair_of, position], return_inverse=True)
-    vectors = np.zeros((keys.shape[0] + 1, words), dtype=np.uint64)  # the last: no equal word
-    np.add.at(vectors, (slot, position >> 6), np.uint64(1) << (position & 63).astype(np.uint64))  # distinct bits
-    ref_pair, ref_position = np.nonzero(ref >= 0)
-    wanted = ref_pair * distinct + ref[ref_pair, ref_position]
-    found = np.searchsorted(keys, wanted)
-    equal = keys[np.minimum(found, max(keys.shape[0] - 1, 0))] == wanted if keys.shape[0] else False
-    bits = np.zeros((ref.shape[1], words, pairs), dtype=np.uint64)
-    bits[ref_position, :, ref_pair] = vectors[np.where(equal, found, keys.shape[0])]
-    return bits
+def _as_int(packed: np.ndarray) -> int:
+    return int.from_bytes(packed.tobytes(), "little")
 
 
-def _step(vector: np.ndarray, matches: np.ndarray) -> np.ndarray:
-    """``V`` after one more reference word: ``(V + U) | (V & ~U)``, ``U = V & M``, carries across words."""
-    taken = vector & matches
-    total = vector + taken
-    if vector.shape[0] > RIPPLE_WORDS:
-        total += _carries(total < vector, total == _ONES)
-    elif vector.shape[0] > 1:  # a few words: the carry ripples from word to word
-        carry = np.zeros(vector.shape[1], dtype=np.uint64)
-        for word in range(vector.shape[0]):
-            carried = total[word] + carry
-            carry = ((total[word] < vector[word]) | (carried < carry)).astype(np.uint64)
-            total[word] = carried
-    out: np.ndarray = total | (vector & ~taken)
-    return out
+def _bytes_of(value: int, size: int) -> np.ndarray:
+    return np.frombuffer(value.to_bytes(size, "little"), dtype=np.uint8)
 
 
-def _carries(generated: np.ndarray, propagated: np.ndarray) -> np.ndarray:
-    """``(W, Q)`` the carry into each word of a multiword sum, from the words that overflowed (``generated``)
-    and those that pass a carry on (``propagated``, all ones): a carry-lookahead, 64 words at a time as
-    the bits of one addition."""
-    words, pairs = generated.shape
-    carries = np.zeros((words, pairs), dtype=np.uint64)
-    carry_in = np.zeros(pairs, dtype=np.uint64)
-    for first in range(0, words, 64):
-        chunk = slice(first, first + 64)
-        generate, propagate = (_pack(bits[chunk]) for bits in (generated, propagated))
-        either = generate | propagate
-        into = (either + generate + carry_in) ^ either ^ generate  # bit w: the carry into word w
-        carries[chunk] = (into[None] >> np.arange(generated[chunk].shape[0], dtype=np.uint64)[:, None]) & np.uint64(1)
-        last = np.uint64(min(64, words - first) - 1)
-        carry_in = ((generate >> last) | ((propagate >> last) & (into >> last))) & np.uint64(1)
-    return carries
+def _reversed_int(packed: np.ndarray) -> int:
+    """The integer of bytes ``packed`` with every bit in reverse order."""
+    return _as_int(_REVERSED_BYTES[packed[::-1]])
 
 
-def _pack(bits: np.ndarray) -> np.ndarray:
-    """``(n <= 64, Q)`` bools as ``(Q,)`` uint64, row ``w`` bit ``w``."""
-    packed = np.zeros((8, bits.shape[1]), dtype=np.uint8)
-    packed[: -(-bits.shape[0] // 8)] = np.packbits(bits, axis=0, bitorder="little")
-    return np.ascontiguousarray(packed.T).view("<u8")[:, 0]
+def _reversed_rows(packed: np.ndarray) -> np.ndarray:
+    """Rows of bytes with the bits of each row in reverse order."""
+    reversed_rows: np.ndarray = _REVERSED_BYTES[packed[:, ::-1]]
+    return reversed_rows
 
 
-def _final_vectors(matches: np.ndarray) -> np.ndarray:
-    """``(W, Q)`` the bit-vectors after every reference word."""
-    vector = np.full(matches.shape[1:], _ONES, dtype=np.uint64)
-    for position in range(matches.shape[0]):
-        vector = _step(vector, matches[position])
-    return vector
+class _Predictions:
+    """Every pair's prediction as a region of bytes: its words' bits (each sentence followed by a guard bit),
+    and for every word of the pair the bits of the equal prediction words, as bytes ``masks[offset[key]:]``
+    (``key``: the word's number among the pair's distinct words of both rows)."""
+
+    def __init__(
+        self,
+        ref: np.ndarray,
+        ref_length: np.ndarray,
+        pred: np.ndarray,
+        pred_sentence: np.ndarray,
+        pred_length: np.ndarray,
+    ) -> None:
+        pred_first = _sentence_starts(pred_sentence, pred_length)
+        pair, column = np.nonzero(np.arange(pred.shape[1]) < pred_length[:, None])
+        # each word's bit in its pair's region: after the guards of the sentences before its own
+        bit = column + np.cumsum(pred_first, axis=1)[pair, column] - 1
+        self.bytes = (pred_length + pred_first.sum(1)) // 8 + 1  # words and guards, at least one byte
+        self.start = np.cumsum(self.bytes) - self.bytes
+        last = np.ones(bit.shape, dtype=bool)
+        last[:-1] = (pair[1:] != pair[:-1]) | pred_first[pair[1:], column[1:]]
+        pair_end = np.ones(bit.shape, dtype=bool)
+        pair_end[:-1] = pair[1:] != pair[:-1]
+        size = int(self.bytes.sum())
+        # the words, the guard after each sentence but the pair's last, the last word of each sentence
+        self.words, self.inner, self.ends = (
+            _packed(self.start[pair[chosen]] * 8 + bit[chosen] + after, size)
+            for chosen, after in ((slice(None), 0), (last & ~pair_end, 1), (last, 0))
+        )
+        ref_pair, ref_column = np.nonzero(np.arange(ref.shape[1]) < ref_length[:, None])
+        keys, distinct = _dense(
+            np.concatenate([pair, ref_pair]),
+            np.concatenate([pred[pair, column], ref[ref_pair, ref_column]]),
+        )
+        key_of_pair = np.zeros(distinct, dtype=np.int64)
+        key_of_pair[keys] = np.concatenate([pair, ref_pair])
+        key_bytes = self.bytes[key_of_pair]
+        self.offset = np.append(np.cumsum(key_bytes) - key_bytes, key_bytes.sum())  # the last: a zero mask
+        self.masks = np.zeros(int(key_bytes.sum()) + int(self.bytes.max(initial=1)), dtype=np.uint8)
+        pred_keys = keys[: pair.shape[0]]
+        np.add.at(self.masks, self.offset[pred_keys] + (bit >> 3), np.left_shift(1, bit & 7).astype(np.uint8))
+        self.ref_keys = np.full(ref.shape, distinct, dtype=np.int64)  # past a row's words: no word
+        self.ref_keys[ref_pair, ref_column] = keys[pair.shape[0] :]
 
 
-def _all_vectors(matches: np.ndarray) -> np.ndarray:
-    """``(Lr + 1, W, Q)`` the bit-vectors before the first reference word and after each."""
-    vectors = np.empty((matches.shape[0] + 1, *matches.shape[1:]), dtype=np.uint64)
-    vectors[0] = _ONES
-    for position in range(matches.shape[0]):
-        vectors[position + 1] = _step(vectors[position], matches[position])
-    return vectors
+def _packed(bits: np.ndarray, size: int) -> np.ndarray:
+    """``(size,)`` uint8 with the ``bits`` (little-endian) set."""
+    flat = np.zeros(size * 8, dtype=bool)
+    flat[bits] = True
+    return np.packbits(flat, bitorder="little")
 
 
-def _below(bits: np.ndarray, word: int) -> np.ndarray:
-    """The mask of the first ``bits`` bits that fall in ``word`` (``bits`` any shape, uint64 out)."""
-    inside = np.minimum(np.maximum(bits - 64 * word, 0), 64).astype(np.uint64)
-    shifted = _ONES >> (np.uint64(64) - np.maximum(inside, np.uint64(1)))
-    return np.where(inside > 0, shifted, np.uint64(0))
+def _dense(pair: np.ndarray, word: np.ndarray) -> tuple[np.ndarray, int]:
+    """Numbers ``0 .. distinct - 1`` of the distinct ``(pair, word)``, and ``distinct``."""
+    if not pair.shape[0]:
+        return np.zeros(0, dtype=np.int64), 0
+    keys = pair * (int(word.max()) + 1) + word
+    count = keys.shape[0]
+    if int(keys.max()) < 2**62 // count:  # the position rides along in a plain sort of the values
+        encoded = np.sort(keys * count + np.arange(count))
+        sorted_keys, position = np.divmod(encoded, count)
+        changes = np.ones(count, dtype=bool)
+        changes[1:] = sorted_keys[1:] != sorted_keys[:-1]
+        numbers = np.empty(count, dtype=np.int64)
+        numbers[position] = np.cumsum(changes) - 1
+        return numbers, int(changes.sum())
+    unique, numbers = np.unique(keys, return_inverse=True)
+    return numbers.reshape(-1), unique.shape[0]
 
 
-def _ones_below(vectors: np.ndarray, bits: np.ndarray) -> np.ndarray:
-    """``(Q,)`` how many of the first ``bits`` bits of each pair's vector ``(W, Q)`` are ones."""
-    return sum(
-        (np.bitwise_count(vectors[word] & _below(bits, word)).astype(np.int64) for word in range(vectors.shape[0])),
-        np.zeros(vectors.shape[1], dtype=np.int64),
-    )
+class _Group:
+    """Regions of one group: a reference's words ``start .. start + length`` of ``pair`` against the pair's
+    prediction, the references aligned to the group's last row, as integers of the regions end to end."""
 
+    def __init__(self, predictions: _Predictions, pair: np.ndarray, start: np.ndarray, length: np.ndarray) -> None:
+        self.length = length
+        self.rows = int(length.max(initial=0))
+        region_bytes = predictions.bytes[pair]
+        self.size = int(region_bytes.sum())
+        self.region_start = np.cumsum(region_bytes) - region_bytes
+        region = np.repeat(np.arange(pair.shape[0]), region_bytes)
+        index = np.int32 if predictions.masks.shape[0] < 2**31 else np.int64
+        within = (np.arange(self.size) - self.region_start[region]).astype(index)
+        source = predictions.start[pair][region] + within  # each byte's byte of its pair's prediction
+        self.words, self.inner, self.ends = (
+            values[source] for values in (predictions.words, predictions.inner, predictions.ends)
+        )
+        # row r holds reference word start + length - rows + r
+        position = start[:, None] + length[:, None] - self.rows + np.arange(self.rows)
+        inside = position >= start[:, None]
+        keys = np.where(
+            inside,
+            predictions.ref_keys[pair[:, None], np.maximum(position, 0)],
+            predictions.offset.shape[0] - 1,
+        )
+        first = predictions.offset[keys].astype(index)  # (regions, rows): where each mask starts
+        self.matches = predictions.masks[first.T[:, region] + within]  # (rows, size)
+        self.start = start
 
-def _backtrack(
-    flat_matches: np.ndarray,
-    flat_vectors: tuple[np.ndarray, np.ndarray],
-    layout: np.ndarray,
-    local: np.ndarray,
-    ref_length: np.ndarray,
-    pred_length: np.ndarray,
-    ref_width: int,
-) -> np.ndarray:
-    """``(Q, Lr)`` bool: the reference words rouge-score's backtrack takes, for every pair at once.
+    def ref_positions(self, row: np.ndarray, region: np.ndarray) -> np.ndarray:
+        """The reference position of ``row`` of ``region``."""
+        position: np.ndarray = self.start[region] + self.length[region] - self.rows + row
+        return position
 
-    Each pair's match bits and vectors (with the ones before each of their words) lie in its group's
-    ``(L, W, pairs)`` block of the flat arrays; ``layout`` gives, per pair, the blocks' starts, its words
-    per vector and its group's pairs."""
-    marks = np.zeros((ref_length.shape[0], ref_width), dtype=bool)
-    i, j = ref_length.astype(np.int64), pred_length.astype(np.int64)
-    # the walk ends after its LCS's first word: it takes no word after that
-    final = layout[1] + i * layout[2] * layout[3] + local
-    remaining = j - _ones_before(flat_vectors, final, j, layout[2], layout[3])
-    walking = np.flatnonzero(remaining > 0)
-    i, j, remaining = i[walking], j[walking], remaining[walking]
-    match_base, vector_base, words, stride = layout[:, walking]
-    offset = local[walking]
-    while walking.shape[0]:
-        word, bit = (j - 1) >> 6, ((j - 1) & 63).astype(np.uint64)
-        at = match_base + ((i - 1) * words + word) * stride + offset
-        equal = ((flat_matches[at] >> bit) & np.uint64(1)).astype(bool)
-        # t[i][j - 1] > t[i - 1][j]: zeros among the first j - 1 bits of V_i, and the first j bits of V_{i-1}
-        row = vector_base + offset
-        left_value = (j - 1) - _ones_before(flat_vectors, row + i * words * stride, j - 1, words, stride)
-        up_value = j - _ones_before(flat_vectors, row + (i - 1) * words * stride, j, words, stride)
-        left = left_value > up_value
-        marks[walking[equal], i[equal] - 1] = True
-        i = i - (equal | ~left)
-        j = j - (equal | left)
-        remaining = remaining - equal
-        going = remaining > 0
-        if not going.all():
-            walking, i, j, offset, remaining = (values[going] for values in (walking, i, j, offset, remaining))
-            match_base, vector_base, words, stride = (
-                values[going] for values in (match_base, vector_base, words, stride)
-            )
-    return marks
+    def lcs_lengths(self) -> np.ndarray:
+        """``(regions,)`` the LCS of each region: inner guards are ones, words that match nothing."""
+        keep = _as_int(self.words | self.inner)
+        vector = keep
+        for line in self.matches:
+            match = _as_int(line)
+            taken = vector & match
+            vector = ((vector + taken) | (vector - taken)) & keep
+        lengths: np.ndarray = self._ones(keep) - self._ones(vector)
+        return lengths
 
+    def union_marks(self) -> np.ndarray:
+        """``(rows, regions)`` bool: the reference words of each region's union LCS."""
+        keep = _as_int(self.words)
+        vector = keep
+        along = []  # per reference word: the cells where the backtrack steps along the prediction
+        for line in self.matches:
+            taken = vector & _as_int(line)
+            total = vector + taken
+            kept = vector - taken
+            along.append(((total ^ vector ^ taken) & kept).to_bytes(self.size, "little"))
+            vector = (total | kept) & keep
+        # backwards, bits reversed: a walk along the prediction is then a carry towards higher bits
+        words_reversed = _reversed_int(self.words)
+        entering = _reversed_int(self.ends)  # every walk starts at its sentence pair's last cell
+        steps_reversed = _reversed_rows(np.frombuffer(b"".join(along), dtype=np.uint8).reshape(self.rows, self.size))
+        matches_reversed = _reversed_rows(self.matches)
+        taken_lines = []
+        for position in reversed(range(self.rows)):
+            steps = _as_int(steps_reversed[position])
+            total = steps + entering
+            stops = total ^ (total & steps)
+            taken = stops & _as_int(matches_reversed[position])
+            taken_lines.append(taken.to_bytes(self.size, "little"))
+            entering = ((taken << 1) | (stops ^ taken)) & words_reversed
+        if not taken_lines:
+            return np.zeros((0, self.length.shape[0]), dtype=bool)
+        # taken_lines run from the last row up, each with its bytes reversed: flip both back
+        found = np.frombuffer(b"".join(taken_lines), dtype=np.uint8).reshape(self.rows, self.size)[::-1, ::-1]
+        taken_any = np.logical_or.reduceat(found != 0, self.region_start, axis=1)
+        return taken_any
 
-def _ones_before(
-    flat_vectors: tuple[np.ndarray, np.ndarray],
-    start: np.ndarray,
-    bits: np.ndarray,
-    words: np.ndarray,
-    stride: np.ndarray,
-) -> np.ndarray:
-    """How many of the first ``bits`` bits of the vectors at ``start`` (word ``w`` at ``start + w * stride``,
-    ``words`` words) are ones: those of the words before the one holding the last of those bits, and
-    those of that word."""
-    vectors, ones_before_word = flat_vectors
-    word = np.minimum(bits >> 6, words - 1)
-    inside = (bits - 64 * word).astype(np.uint64)  # 0 .. 64
-    low = np.where(inside >= 64, _ONES, (np.uint64(1) << np.minimum(inside, np.uint64(63))) - np.uint64(1))
-    at = start + word * stride
-    ones: np.ndarray = ones_before_word[at] + np.bitwise_count(vectors[at] & low).astype(np.int64)
-    return ones
+    def _ones(self, value: int) -> np.ndarray:
+        """``(regions,)`` the one bits of each region of ``value``."""
+        ones = np.bitwise_count(_bytes_of(value, self.size)).astype(np.int64)
+        counts: np.ndarray = np.add.reduceat(ones, self.region_start) if self.size else np.zeros(0, dtype=np.int64)
+        return counts

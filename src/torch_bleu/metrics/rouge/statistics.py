@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numpy as np
 import torch
 from torch import Tensor
 
@@ -70,6 +69,17 @@ def pair_statistics(pairs: WordPairs, orders: tuple[int, ...]) -> Tensor:
     on_host = sizes_from_data(pred)
     highest = max(orders)
     ngram_hits = _clipped(pred, pred_inside, ref, ref_inside, highest) if highest > 0 else None
+    host = None
+    if on_host and min(orders) <= 0:
+        host = bit_lcs.lcs_on_host(
+            ref.numpy(),
+            pairs.ref_sentences.numpy(),
+            pairs.ref_lengths.numpy(),
+            pred.numpy(),
+            pairs.pred_sentences.numpy(),
+            pairs.pred_lengths.numpy(),
+            union=-1 in orders,
+        )
     columns = []
     for order in orders:
         if order > 0:
@@ -78,16 +88,14 @@ def pair_statistics(pairs: WordPairs, orders: tuple[int, ...]) -> Tensor:
             counts = [(lengths - order + 1).clamp(min=0) for lengths in (pairs.pred_lengths, pairs.ref_lengths)]
         elif order == 0:
             lengths = (pairs.ref_lengths, pairs.pred_lengths)
-            if on_host:
-                hits = torch.from_numpy(
-                    bit_lcs.lcs_lengths(ref.numpy(), lengths[0].numpy(), pred.numpy(), lengths[1].numpy())
-                )
+            if host is not None:
+                hits = torch.from_numpy(host.lengths)
             else:
                 hits = lcs_lengths(ref, lengths[0], pred, lengths[1])
             counts = [pairs.pred_lengths, pairs.ref_lengths]
         else:
-            if on_host:
-                union = torch.from_numpy(_union_on_host(pairs))
+            if host is not None:
+                union = torch.from_numpy(host.union)
             else:
                 union = union_lcs_marks(
                     ref, pairs.ref_sentences, pairs.ref_lengths, pred, pairs.pred_sentences, pairs.pred_lengths
@@ -96,52 +104,6 @@ def pair_statistics(pairs: WordPairs, orders: tuple[int, ...]) -> Tensor:
             counts = [pairs.pred_lengths, pairs.ref_lengths]
         columns.append(torch.stack([hits.to(pred.device), *counts], -1))
     return torch.stack(columns, 1).long()
-
-
-def _union_on_host(pairs: WordPairs) -> np.ndarray:
-    """``(P, Lr)`` bool, the union LCS words of each pair's reference (:func:`.lcs.union_lcs_marks`), on the
-    host: every reference sentence against every prediction sentence of its pair, bit-parallel."""
-    ref_pair, ref_start, ref_length = _sentences(pairs.ref_sentences.numpy(), pairs.ref_lengths.numpy())
-    pred_pair, pred_start, pred_length = _sentences(pairs.pred_sentences.numpy(), pairs.pred_lengths.numpy())
-    pred_count = np.bincount(pred_pair, minlength=pairs.pred.shape[0])
-    pred_first = np.cumsum(pred_count) - pred_count
-    # every (reference sentence, prediction sentence) of the same pair
-    per_ref = pred_count[ref_pair]
-    ref_index = np.repeat(np.arange(ref_pair.shape[0]), per_ref)
-    within = np.arange(ref_index.shape[0]) - np.repeat(np.cumsum(per_ref) - per_ref, per_ref)
-    pred_index = pred_first[ref_pair[ref_index]] + within
-    ref_rows = _sentence_rows(
-        pairs.ref.numpy(), ref_pair[ref_index], ref_start[ref_index], ref_length[ref_index], REF_PAD
-    )
-    pred_rows = _sentence_rows(
-        pairs.pred.numpy(), pred_pair[pred_index], pred_start[pred_index], pred_length[pred_index], PRED_PAD
-    )
-    marks = bit_lcs.union_lcs_marks(ref_rows, ref_length[ref_index], pred_rows, pred_length[pred_index])
-    union = np.zeros(tuple(pairs.ref.shape), dtype=bool)
-    sentence_pair, column = np.nonzero(marks)
-    sentence = ref_index[sentence_pair]
-    union[ref_pair[sentence], ref_start[sentence] + column] = True
-    return union
-
-
-def _sentences(lines: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The sentences of padded rows: the row, first column and length of each, row by row."""
-    column = np.arange(lines.shape[1])
-    changes = np.ones(lines.shape, dtype=bool)
-    changes[:, 1:] = lines[:, 1:] != lines[:, :-1]
-    row, start = np.nonzero(changes & (column < lengths[:, None]))
-    same_row = np.append(row[1:] == row[:-1], False)
-    end = np.where(same_row, np.append(start[1:], 0), lengths[row])
-    return row, start, end - start
-
-
-def _sentence_rows(rows: np.ndarray, row: np.ndarray, start: np.ndarray, length: np.ndarray, pad: int) -> np.ndarray:
-    """Padded rows of the sentences at ``start`` of ``rows[row]``, ``length`` words each."""
-    column = np.arange(int(length.max(initial=0)))
-    inside = column < length[:, None]
-    at = (row * rows.shape[1] + start)[:, None] + column
-    flat = np.append(rows.reshape(-1), pad)
-    return flat[np.where(inside, at, flat.shape[0] - 1)]
 
 
 def _clipped(pred: Tensor, pred_keep: Tensor, ref: Tensor, ref_keep: Tensor, orders: int) -> Tensor:

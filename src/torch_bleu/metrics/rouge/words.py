@@ -14,19 +14,23 @@ so that ``rougeLsum`` can split summaries at newlines.
 from __future__ import annotations
 
 import itertools
-import re
-from collections.abc import Callable, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Sequence
 from typing import NamedTuple
 
 import numpy as np
 
 from .stemming import require_stemmer, stem
 
-#: A word of the default tokenizer, or a newline (which ends a line of a summary).
-_WORD_OR_NEWLINE = re.compile(r"[a-z0-9]+|\n")
-#: What joins the texts of a batch to be read in one pass (where no text holds it), and what reads them.
-_TEXT_END = "\0"
-_WORD_NEWLINE_OR_END = re.compile(r"[a-z0-9]+|\n|\0")
+#: Every byte that is no character of a word a space, but newlines and the ends of texts: what rouge-score's
+#: tokenizer reads of lowercased UTF-8 (a character outside ``a-z0-9`` separates words, and so do the bytes
+#: of one outside ASCII).
+_SEPARATORS = bytes(
+    byte if chr(byte) in "abcdefghijklmnopqrstuvwxyz0123456789\n\0" else ord(" ") for byte in range(256)
+)
+#: The tokens of a newline (which ends a line of a summary) and of the end of a text, as bytes and as text.
+_NEWLINE_BYTES, _END_BYTES = b"\x01", b"\x02"
+_NEWLINE_TEXT, _END_TEXT = "\n", "\0"
 #: The numbers of a newline, of a word the stemmer drops, and of the end of a text.
 _NEWLINE = -1
 _DROPPED = -2
@@ -50,30 +54,48 @@ class TextWords(NamedTuple):
     distinct: int
 
 
-class _Numbers(dict[str, int]):
-    """Word numbers, given on first sight (stemmed words: the stem's number)."""
+class _Numbers:
+    """Word numbers, given on first sight (stemmed words: the stem's number), of tokens (bytes of the
+    default tokenizer, or text): each token gets a token number in C (a ``defaultdict`` counting), and
+    ``ids`` maps token numbers to word numbers, extended for each batch's new tokens only."""
 
-    def __init__(self, stemmed: bool) -> None:
-        super().__init__({"\n": _NEWLINE, _TEXT_END: _END})
+    def __init__(self, stemmed: bool, newline: Hashable, end: Hashable) -> None:
         self.stemmed = stemmed
+        self.tokens: defaultdict[Hashable, int] = defaultdict(itertools.count(2).__next__)
+        self.tokens[newline], self.tokens[end] = 0, 1
+        self.ids = np.array([_NEWLINE, _END], dtype=np.int64)
         self.stems: dict[str, int] = {}
 
-    def __missing__(self, word: str) -> int:
-        if self.stemmed:
-            root = stem(word)
-            number = _DROPPED if root is None else self.stems.setdefault(root, len(self.stems))
-        else:
-            number = len(self) - 2
-        self[word] = number
-        return number
+    def __call__(self, tokens: list[Hashable]) -> np.ndarray:
+        """The numbers of ``tokens``: word numbers, or the negative numbers of newlines, ends and dropped words."""
+        numbers = np.fromiter(map(self.tokens.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+        new = len(self.tokens) - self.ids.shape[0]
+        if new:
+            words = list(itertools.islice(reversed(self.tokens), new))[::-1]
+            self.ids = np.concatenate([self.ids, self._word_numbers(words)])
+        ids: np.ndarray = self.ids[numbers]
+        return ids
+
+    def _word_numbers(self, words: list[Hashable]) -> np.ndarray:
+        if not self.stemmed:
+            first = self.ids.shape[0] - 2
+            return np.arange(first, first + len(words), dtype=np.int64)
+        stems = self.stems
+        roots = (stem(word.decode() if isinstance(word, bytes) else str(word)) for word in words)
+        return np.fromiter(
+            (_DROPPED if root is None else stems.setdefault(root, len(stems)) for root in roots),
+            dtype=np.int64,
+            count=len(words),
+        )
 
     @property
     def distinct(self) -> int:
-        return len(self.stems) if self.stemmed else len(self) - 2
+        return len(self.stems) if self.stemmed else self.ids.shape[0] - 2
 
 
-#: Word numbers, kept from batch to batch (without and with stemming), up to :data:`MEMORY` words.
-_NUMBERS = {stemmed: _Numbers(stemmed) for stemmed in (False, True)}
+#: Word numbers, kept from batch to batch (per tokenizer, without and with stemming), up to :data:`MEMORY`
+#: tokens each.
+_NUMBERS: dict[tuple[str, bool], _Numbers] = {}
 MEMORY = 2**20
 
 
@@ -91,26 +113,37 @@ def text_words(texts: Sequence[str], tokenize: str = "default", use_stemmer: boo
     """
     if use_stemmer:
         require_stemmer()
-    numbers = _NUMBERS[use_stemmer]
-    if len(numbers) > MEMORY:  # between batches: a batch's words keep their numbers
-        numbers = _NUMBERS[use_stemmer] = _Numbers(use_stemmer)
-    joined = _TEXT_END.join(texts)
-    if tokenize == "default" and joined.count(_TEXT_END) == len(texts) - 1:  # one pass over the whole batch
-        flat = np.fromiter(map(numbers.__getitem__, _WORD_NEWLINE_OR_END.findall(joined.lower())), dtype=np.int64)
-        text_of = np.cumsum(flat == _END)
+    key = (tokenize, use_stemmer)
+    numbers = _NUMBERS.get(key)
+    if numbers is None or len(numbers.tokens) > MEMORY:  # between batches: a batch's words keep their numbers
+        marks = (_NEWLINE_BYTES, _END_BYTES) if tokenize == "default" else (_NEWLINE_TEXT, _END_TEXT)
+        numbers = _NUMBERS[key] = _Numbers(use_stemmer, *marks)
+    tokens: list[Hashable] = []
+    if tokenize == "default":
+        joined = _END_TEXT.join(texts)
+        if joined.count(_END_TEXT) == len(texts) - 1:  # one pass over the whole batch
+            tokens.extend(_default_tokens(joined))
+        else:
+            for text in texts:
+                tokens.extend(_default_tokens(text.replace(_END_TEXT, " ")))
+                tokens.append(_END_BYTES)
     else:
-        pieces = (
-            [_WORD_OR_NEWLINE.findall(text.lower()) for text in texts]
-            if tokenize == "default"
-            else _other(texts, tokenize)
-        )
-        counts = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
-        flat = np.fromiter(map(numbers.__getitem__, itertools.chain.from_iterable(pieces)), dtype=np.int64)
-        text_of = np.repeat(np.arange(len(pieces)), counts)
+        for words in _other(texts, tokenize):
+            tokens.extend(words)
+            tokens.append(_END_TEXT)
+    flat = numbers(tokens)
+    text_of = np.cumsum(flat == _END)
     lines = np.cumsum(flat == _NEWLINE)  # numbered across the texts: only which words share a line matters
     word = flat >= 0
     lengths = np.bincount(text_of[word], minlength=len(texts)).astype(np.int64)
     return TextWords(flat[word], lines[word], lengths, numbers.distinct)
+
+
+def _default_tokens(text: str) -> list[bytes]:
+    """rouge-score's words of ``text`` (lowercased, runs of ``a-z0-9``) as bytes, newlines and the ends of texts
+    (``"\\0"``) as tokens of their own."""
+    kept = text.lower().encode().translate(_SEPARATORS)
+    return kept.replace(b"\n", b" \x01 ").replace(b"\0", b" \x02 ").split()
 
 
 def _other(texts: Sequence[str], tokenize: str) -> list[list[str]]:

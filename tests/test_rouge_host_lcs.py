@@ -1,0 +1,131 @@
+"""The host's LCS kernels (bit-vectors in Python integers, many pairs in one) and the host's tokenizer
+against rouge-score 0.1.2 itself: LCS lengths, the union LCS of every reference sentence (rouge-score's
+backtrack and its tie rule), and the words of text, on adversarial input (few distinct words, repeats,
+ties, empty rows and lines, rows of many machine words, many pairs at once)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from torch_bleu import sentence_rouge
+from torch_bleu.metrics.rouge import bit_lcs
+from torch_bleu.metrics.rouge.words import text_words
+
+rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
+tokenize = pytest.importorskip("rouge_score.tokenize")
+
+#: A summary: sentences of words from a tiny vocabulary (repeats and ties everywhere), some sentences empty.
+sentences = st.lists(st.lists(st.integers(0, 3), max_size=12), max_size=4)
+long_sentences = st.lists(st.lists(st.integers(0, 5), min_size=60, max_size=140), min_size=1, max_size=2)
+
+
+def _rows(summaries: list[list[list[int]]], pad: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Padded word rows, the sentence of each word and the lengths (empty sentences dropped, as rouge-score does)."""
+    words = [[word for sentence in summary for word in sentence] for summary in summaries]
+    lines = [[number for number, sentence in enumerate(summary) for _ in sentence] for summary in summaries]
+    width = max(map(len, words), default=0)
+    ids = np.array([row + [pad] * (width - len(row)) for row in words], dtype=np.int64).reshape(len(words), width)
+    line_ids = np.array([row + [0] * (width - len(row)) for row in lines], dtype=np.int64).reshape(len(words), width)
+    return ids, line_ids, np.array(list(map(len, words)), dtype=np.int64)
+
+
+def _expected_union(reference: list[list[int]], prediction: list[list[int]]) -> list[bool]:
+    """rouge-score's union LCS words of every reference sentence, as marks over the reference's words."""
+    candidates = [sentence for sentence in prediction if sentence]
+    marks: list[bool] = []
+    for sentence in (sentence for sentence in reference if sentence):
+        taken: set[int] = set()
+        for candidate in candidates:
+            taken.update(rouge_scorer.lcs_ind(sentence, candidate))
+        marks += [index in taken for index in range(len(sentence))]
+    return marks
+
+
+def _check(pairs: list[tuple[list[list[int]], list[list[int]]]]) -> None:
+    ref, ref_lines, ref_length = _rows([reference for reference, _ in pairs], -1)
+    pred, pred_lines, pred_length = _rows([prediction for _, prediction in pairs], -2)
+    found = bit_lcs.lcs_on_host(ref, ref_lines, ref_length, pred, pred_lines, pred_length, union=True)
+    for index, (reference, prediction) in enumerate(pairs):
+        flat_ref = [word for sentence in reference for word in sentence]
+        flat_pred = [word for sentence in prediction for word in sentence]
+        table = rouge_scorer._lcs_table(flat_ref, flat_pred)
+        assert found.lengths[index] == table[-1][-1]
+        assert found.union[index, : len(flat_ref)].tolist() == _expected_union(reference, prediction)
+        assert not found.union[index, len(flat_ref) :].any()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(pairs=st.lists(st.tuples(sentences, sentences), min_size=1, max_size=8))
+def test_lcs_and_union_equal_rouge_score(pairs):
+    _check(pairs)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(pairs=st.lists(st.tuples(long_sentences, long_sentences | sentences), min_size=1, max_size=3))
+def test_long_rows_equal_rouge_score(pairs):
+    _check(pairs)
+
+
+def test_many_pairs_in_several_groups(monkeypatch):
+    monkeypatch.setattr(bit_lcs, "GROUP", 3)  # several groups of regions, of different lengths
+    rng = np.random.default_rng(0)
+    pairs = [
+        tuple(
+            [rng.integers(0, 4, size=rng.integers(0, 9)).tolist() for _ in range(rng.integers(0, 4))] for _ in range(2)
+        )
+        for _ in range(40)
+    ]
+    _check(pairs)  # type: ignore[arg-type]
+
+
+#: Text the default tokenizer reads in surprising ways, and words the stemmer changes or drops.
+PIECES = [
+    "The", "cats", "running", "ran", "a", "12", " ", ",", "\n", "\n\n", "\r\n", "\t", "\0", "\x01", "\x02",
+    "Cristóbal", "\u212a", "\u0130STANBUL", "Москва", "ß", "generously", "caresses", "ponies", "aed", "oed",
+]  # fmt: skip
+texts = st.lists(st.sampled_from(PIECES), max_size=14).map(" ".join) | st.lists(
+    st.sampled_from(PIECES), max_size=8
+).map("".join)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(batch=st.lists(texts, min_size=1, max_size=4), use_stemmer=st.booleans())
+def test_words_equal_rouge_score_tokens(batch, use_stemmer):
+    stemmer = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=True)._tokenizer if use_stemmer else None
+    found = text_words(batch, use_stemmer=use_stemmer)
+    spelled: dict[int, str] = {}
+    starts = np.cumsum(found.lengths) - found.lengths
+    for text, start, length in zip(batch, starts, found.lengths):
+        lines = text.split("\n")
+        expected = [
+            (number, word)
+            for number, line in enumerate(lines)
+            for word in (stemmer.tokenize(line) if stemmer else tokenize.tokenize(line, None))
+        ]
+        ids = found.ids[start : start + length].tolist()
+        assert len(ids) == len(expected)
+        for number, (_, word) in zip(ids, expected):
+            assert spelled.setdefault(number, word) == word  # one number, one word
+        line_of = found.lines[start : start + length].tolist()
+        assert [a == b for a, b in itertools.pairwise(line_of)] == [
+            a[0] == b[0] for a, b in itertools.pairwise(expected)
+        ]
+    assert len(set(spelled.values())) == len(spelled)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(batch=st.lists(st.tuples(texts, texts), min_size=1, max_size=4))
+def test_stemmed_scores_equal_rouge_score(batch):
+    types = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+    scorer = rouge_scorer.RougeScorer(types, use_stemmer=True)
+    scores = sentence_rouge([p for p, _ in batch], [r for _, r in batch], rouge_types=types, use_stemmer=True)
+    for row, (prediction, reference) in enumerate(batch):
+        expected = scorer.score(reference, prediction)
+        for rouge_type in types:
+            for measure in ("precision", "recall", "fmeasure"):
+                assert scores[f"{rouge_type}_{measure}"][row].item() == getattr(expected[rouge_type], measure)
