@@ -22,7 +22,7 @@ LAYERS = [
     ["options", "significance", "engine"],
     ["text"],
     ["inputs", "detokenize"],
-    ["metrics.config", "metrics.command_line", "metrics.sentences"],
+    ["metrics.config", "metrics.command_line", "metrics.sentences", "metrics.queued_text"],
     ["metrics.base"],
     ["metrics.bleu", "metrics.chrf", "metrics.rouge", "metrics.ter", "metrics.wer"],
     ["pairwise", "rewards", "cli", "metrics.paired"],

@@ -120,7 +120,7 @@ class CountingMetric(Metric):
             raise config_class.unknown_options(foreign)
         self.config = config_class(**config_options)
         setattr(self, QUEUE, QueuedText())
-        self._counted_text = False  # until then update() counts text at once
+        self._counted_text = False  # until update() has counted a text batch, it counts text at once
         for name, shape in zip(self.state_names, self.statistics_shapes()):
             self.add_state(name, torch.zeros(shape, dtype=torch.int64), dist_reduce_fx="sum")
         # equal on every rank and in every merge, so "max" keeps it as it is
@@ -213,7 +213,7 @@ class CountingMetric(Metric):
         same on 1 or N ranks (:mod:`~torch_bleu.metrics.sentences`); the sums do not depend on them.
         """
         text = self.queueable_text(preds, target)
-        if text is not None:
+        if text is not None and self._counted_text:
             hypotheses, references = text
             batch = len(hypotheses)
             rows = check_indices(indices, batch, self.device) if indices is not None else None
@@ -221,15 +221,17 @@ class CountingMetric(Metric):
                 check_weight(weight, batch, self.device)
             queued: QueuedText = getattr(self, QUEUE)
             queued.add(hypotheses, references, weight, rows)
-            if len(queued) >= MOST_QUEUED or not self._counted_text:
-                self.count_queued_text()  # the first batch at once: a missing extra or dictionary shows here
+            if len(queued) >= MOST_QUEUED:
+                self.count_queued_text()
             return
+        # ids, and a metric's first text batch: counted at once (a missing extra or dictionary shows here)
         statistics: Sequence[Any] = self.sentence_statistics(preds, target)
         batch = len(statistics[0])
         rows = check_indices(indices, batch, self.device) if indices is not None else None
         if weight is not None:
             check_weight(weight, batch, self.device)
         self._add(statistics, weight, rows)
+        self._counted_text = self._counted_text or text is not None  # from here on text batches queue
 
     def count_queued_text(self) -> None:
         """Count the text batches ``update`` queued, as one batch (reading any state does this first)."""
@@ -244,7 +246,6 @@ class CountingMetric(Metric):
                 setattr(self, QUEUE, queued)  # nothing lost: counted again at the next read
                 raise
             self._add(statistics, queued.weight(self.device), queued.indices(self.device))
-        self._counted_text = True
 
     def _add(self, statistics: Sequence[Any], weight: Tensor | None, rows: Tensor | None) -> None:
         """Add checked statistics of a batch, each sentence times its checked weight, to the states."""
