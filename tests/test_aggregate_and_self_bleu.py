@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mbrs_bleu import mbrs_metrics
 from shared_data import WMT17
-from strategies import sentences_of_words, text_sentences
+from strategies import Draws, sentences_of_words, text_sentences
 from vocabularies import HUGGINGFACE_KINDS, SENTENCEPIECE_KINDS, Vocabulary
 
 from torch_bleu import aggregate_bleu, pairwise_bleu, self_bleu, sentence_bleu
@@ -177,7 +177,7 @@ def test_aggregate_bleu_of_equal_references_is_pairwise_bleu_of_ids(candidates, 
     options = {"ignore_ids": [0], "eos_id": 6, "max_order": 3, "convention": convention}
     options["smoothing"] = methods[smoothing % len(methods)]
     reference = ids[:, :1]
-    weights = torch.rand((ids.shape[0], copies), generator=torch.Generator().manual_seed(seed)) + 0.1
+    weights = Draws(seed).rand(ids.shape[0], copies) + 0.1
     aggregate = aggregate_bleu(ids, reference.repeat(1, copies, 1), weights, **options)
     torch.testing.assert_close(aggregate, pairwise_bleu(ids, reference, **options)[..., 0], rtol=0, atol=1e-12)
 
