@@ -200,15 +200,15 @@ def test_subword_ids_score_as_their_decoded_text(vocabulary, seed):
     options = {"detokenizer": vocabulary.detokenizer, "ignore_ids": [pad], "smoothing": "exp"}
     weights = torch.tensor([[0.1, 0.2, 0.3, 0.4], [1.0, 0.0, 2.0, 1.0]])
     text_options = {"smoothing": "exp"}
-    torch.testing.assert_close(
-        aggregate_bleu(ids, None, weights, **options),
+    torch.testing.assert_close(  # ids give scores on their device, strings on the CPU
+        aggregate_bleu(ids, None, weights, **options).cpu(),
         aggregate_bleu(texts, None, weights, **text_options),
         rtol=0,
         atol=0,
     )
     for mode in ("pairs", "others"):
         torch.testing.assert_close(
-            self_bleu(ids, mode, **options), self_bleu(texts, mode, **text_options), rtol=0, atol=0
+            self_bleu(ids, mode, **options).cpu(), self_bleu(texts, mode, **text_options), rtol=0, atol=0
         )
 
 

@@ -137,7 +137,10 @@ cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA de
 def test_sentence_bleu_compiles_with_inductor_on_cuda_and_equals_eager(options):
     preds, target = (tensor.cuda() for tensor in batch(references=3))
     compiled = torch.compile(sentence_bleu, fullgraph=True)
-    assert torch.equal(compiled(preds, target, **options), sentence_bleu(preds, target, **options))
+    # inductor fuses the float arithmetic of the score: equal to the last bits
+    torch.testing.assert_close(
+        compiled(preds, target, **options), sentence_bleu(preds, target, **options), rtol=1e-14, atol=0
+    )
 
 
 @cuda

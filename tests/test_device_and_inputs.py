@@ -107,10 +107,11 @@ def test_cuda_matches_cpu_without_host_sync():
     draws = Draws(1)
     preds = draws.randint(0, 30, (64, 50))
     target = draws.randint(0, 30, (64, 2, 45))
-    cpu = BLEUScore(ignore_ids=[0])
-    cpu.update(preds, target)
+    cpu = BLEUScore(ignore_ids=[0]).cpu()
+    cpu.update(preds.cpu(), target.cpu())
     gpu = BLEUScore(ignore_ids=[0]).cuda()
     preds_cuda, target_cuda = preds.cuda(), target.cuda()
+    BLEUScore(ignore_ids=[0]).cuda().update(preds_cuda, target_cuda)  # copies the constant tables there, once
     torch.cuda.synchronize()
     torch.cuda.set_sync_debug_mode("error")
     try:

@@ -484,7 +484,7 @@ def test_paired_tests_compare_the_first_types_mean_fmeasure():
     assert 0 < bootstrap.p_value < 0.1 and 0 < randomization.p_value < 0.1
     kept = system.kept_corpus().statistics
     assert torch.equal(
-        rouge_scores(kept[:, :3])[:, 2],
+        rouge_scores(kept[:, :3])[:, 2].cpu(),
         sentence_rouge(references[:10] + CORPUS_LINES[10:20], references, rouge_types=("rougeL",))["rougeL_fmeasure"],
     )
 
