@@ -16,6 +16,23 @@ PAD, BOS, EOS = 0, 1, 2
 WORDS = ["a", "b", "c", "d", "e"]
 
 
+class Draws:
+    """Seeded random tensors, the same on every device: drawn on the CPU by a CPU generator, then moved to
+    PyTorch's default device (where ``pytest --device cuda`` puts the tests' tensors)."""
+
+    def __init__(self, seed: int) -> None:
+        self.generator = torch.Generator().manual_seed(seed)
+
+    def randint(self, low: int, high: int, shape: tuple[int, ...]) -> torch.Tensor:
+        return torch.randint(low, high, shape, generator=self.generator, device="cpu").to(torch.get_default_device())
+
+    def rand(self, *shape: int) -> torch.Tensor:
+        return torch.rand(shape, generator=self.generator, device="cpu").to(torch.get_default_device())
+
+    def randperm(self, count: int) -> torch.Tensor:
+        return torch.randperm(count, generator=self.generator, device="cpu").to(torch.get_default_device())
+
+
 def id_vocabularies(small: tuple[int, int] = (1, 6), max_size: int = 4) -> st.SearchStrategy[list[int]]:
     """A few distinct ids: small ones (n-grams repeat), or any token id (exactness at the extremes)."""
     return st.one_of(

@@ -7,7 +7,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles import sacrebleu_corpus
-from strategies import BOS, EOS, PAD, padded_corpora
+from strategies import BOS, EOS, PAD, Draws, padded_corpora
 
 from torch_bleu import BLEUConfig, BLEUScore, corpus_bleu, sentence_bleu
 from torch_bleu.metrics.bleu.counting import batch_statistics
@@ -67,7 +67,7 @@ def test_result_does_not_depend_on_batching_or_row_order(corpus, split, seed):
     whole = BLEUScore(ignore_ids=[PAD])
     whole.update(preds, target)
 
-    permutation = torch.randperm(preds.shape[0], generator=torch.Generator().manual_seed(seed))
+    permutation = Draws(seed).randperm(preds.shape[0])
     pieces = BLEUScore(ignore_ids=[PAD])
     for chunk in (permutation[:split], permutation[split:]):
         pieces.update(preds[chunk], target[chunk])

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mbrs_bleu import mbrs_metrics
 from shared_data import WMT17
-from strategies import sentences_of_words, text_sentences
+from strategies import Draws, sentences_of_words, text_sentences
 from vocabularies import HUGGINGFACE_KINDS, SENTENCEPIECE_KINDS, Vocabulary
 
 from torch_bleu import aggregate_bleu, pairwise_bleu, self_bleu, sentence_bleu
@@ -177,7 +177,7 @@ def test_aggregate_bleu_of_equal_references_is_pairwise_bleu_of_ids(candidates, 
     options = {"ignore_ids": [0], "eos_id": 6, "max_order": 3, "convention": convention}
     options["smoothing"] = methods[smoothing % len(methods)]
     reference = ids[:, :1]
-    weights = torch.rand((ids.shape[0], copies), generator=torch.Generator().manual_seed(seed)) + 0.1
+    weights = Draws(seed).rand(ids.shape[0], copies) + 0.1
     aggregate = aggregate_bleu(ids, reference.repeat(1, copies, 1), weights, **options)
     torch.testing.assert_close(aggregate, pairwise_bleu(ids, reference, **options)[..., 0], rtol=0, atol=1e-12)
 
@@ -200,15 +200,15 @@ def test_subword_ids_score_as_their_decoded_text(vocabulary, seed):
     options = {"detokenizer": vocabulary.detokenizer, "ignore_ids": [pad], "smoothing": "exp"}
     weights = torch.tensor([[0.1, 0.2, 0.3, 0.4], [1.0, 0.0, 2.0, 1.0]])
     text_options = {"smoothing": "exp"}
-    torch.testing.assert_close(
-        aggregate_bleu(ids, None, weights, **options),
+    torch.testing.assert_close(  # ids give scores on their device, strings on the CPU
+        aggregate_bleu(ids, None, weights, **options).cpu(),
         aggregate_bleu(texts, None, weights, **text_options),
         rtol=0,
         atol=0,
     )
     for mode in ("pairs", "others"):
         torch.testing.assert_close(
-            self_bleu(ids, mode, **options), self_bleu(texts, mode, **text_options), rtol=0, atol=0
+            self_bleu(ids, mode, **options).cpu(), self_bleu(texts, mode, **text_options), rtol=0, atol=0
         )
 
 

@@ -76,7 +76,8 @@ def _assert_close_where_present(scores: torch.Tensor, expected: list[list[float]
     assert scores.dtype == torch.float64 and scores.dim() == 2
     for source, row in enumerate(expected):
         got = scores[source, : len(row)]
-        torch.testing.assert_close(got, torch.tensor(row, dtype=torch.float64), rtol=0, atol=atol, equal_nan=True)
+        expected_row = torch.tensor(row, dtype=torch.float64, device=scores.device)
+        torch.testing.assert_close(got, expected_row, rtol=0, atol=atol, equal_nan=True)
         assert scores[source, len(row) :].isnan().all()
 
 
@@ -238,7 +239,8 @@ def test_subword_ids_score_as_their_decoded_text(vocabulary, seed):
     got = aggregate_chrf(ids, ids[:, :2], weights, detokenizer=vocabulary.detokenizer, ignore_ids=[pad], word_order=2)
     expected = reference_aggregate(texts, [group[:2] for group in texts], weights.tolist(), word_order=2)
     _assert_close_where_present(got, expected)
-    assert torch.equal(got, aggregate_chrf(texts, [group[:2] for group in texts], weights, word_order=2))
+    # ids give scores on their device, strings on the CPU
+    assert torch.equal(got.cpu(), aggregate_chrf(texts, [group[:2] for group in texts], weights, word_order=2))
     mbr = aggregate_chrf(ids, detokenizer=vocabulary.detokenizer, ignore_ids=[pad])
     _assert_close_where_present(mbr, reference_aggregate(texts, texts))
 

@@ -156,9 +156,10 @@ def test_rewards_from_ids_drop_negative_ids():
 
 
 def test_a_detokenizer_never_looks_up_a_negative_id():
-    """On the CPU an id outside the vocabulary is refused; a negative one is dropped instead."""
+    """On the CPU an id outside the vocabulary is refused (on an accelerator by a device-side assert, which ends
+    the process's CUDA); a negative one is dropped instead."""
     with pytest.raises(ValueError, match="outside the detokenizer's vocabulary"):
-        corpus_chrf(torch.tensor([[3, 12]]), ["w3"], detokenizer=WORDS)
+        corpus_chrf(torch.tensor([[3, 12]], device="cpu"), ["w3"], detokenizer=WORDS)
     assert corpus_chrf(torch.tensor([[3, -12]]), ["w3"], detokenizer=WORDS).item() == 1.0
 
 

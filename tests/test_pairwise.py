@@ -53,9 +53,12 @@ def _assert_equal_where_present(scores: torch.Tensor, expected: list[list[list[f
         rows, columns = len(block), len(block[0]) if block else 0
         got = scores[source, :rows, :columns]
         torch.testing.assert_close(
-            got, torch.tensor(block, dtype=torch.float64).reshape(rows, columns), rtol=0, atol=1e-12
+            got,
+            torch.tensor(block, dtype=torch.float64, device=scores.device).reshape(rows, columns),
+            rtol=0,
+            atol=1e-12,
         )
-        padding = torch.ones(scores.shape[1:], dtype=torch.bool)
+        padding = torch.ones(scores.shape[1:], dtype=torch.bool, device=scores.device)
         padding[:rows, :columns] = False
         assert scores[source][padding].isnan().all()
 

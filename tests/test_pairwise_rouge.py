@@ -54,7 +54,7 @@ def assert_equal_where_present(scores: torch.Tensor, expected) -> None:
         rows, columns = len(block), len(block[0]) if block else 0
         got = scores[source, :rows, :columns]
         assert got.tolist() == torch.tensor(block, dtype=torch.float64).reshape(rows, columns).tolist()
-        padding = torch.ones(scores.shape[1:], dtype=torch.bool)
+        padding = torch.ones(scores.shape[1:], dtype=torch.bool, device=scores.device)
         padding[:rows, :columns] = False
         assert scores[source][padding].isnan().all()
 

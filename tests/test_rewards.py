@@ -173,6 +173,7 @@ def test_completion_ids_as_a_padded_tensor(metric, options, extra, garbage):
     detokenizer = Detokenizer.from_huggingface(tokenizer)
     width = max(map(len, rows)) + extra
     expected = SentenceReward(metric, detokenizer=detokenizer, **options)(completion_ids=rows, reference=REFERENCES)
+    expected = pytest.approx(expected, rel=1e-14, abs=0)  # lists are scored on the CPU, tensors on their device
 
     padding = SentenceReward(metric, detokenizer=detokenizer, ignore_ids=[pad], **options)
     assert padding(completion_ids=_padded(rows, pad, width), reference=REFERENCES) == expected
@@ -191,7 +192,8 @@ def test_completion_ids_as_a_list_of_tensors(metric):
     reward = SentenceReward(metric, detokenizer=Detokenizer.from_huggingface(tokenizer))
     expected = reward(completion_ids=rows, reference=REFERENCES)
     tensors = [torch.tensor(row, dtype=torch.long) for row in rows]
-    assert reward(completion_ids=tensors, reference=REFERENCES) == expected
+    # lists are scored on the CPU, tensors on their device: equal to the last bits of float64
+    assert reward(completion_ids=tensors, reference=REFERENCES) == pytest.approx(expected, rel=1e-14, abs=0)
     assert reward(completion_ids=tuple(tuple(row) for row in rows), reference=tuple(REFERENCES)) == expected
 
 

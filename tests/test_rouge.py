@@ -380,7 +380,7 @@ def test_metric_weight_merge_checkpoint_and_refuse_bad_input():
     whole, first, second = ROUGEScore(), ROUGEScore(), ROUGEScore()
     whole.update(hyps, refs)
     first.update(hyps[:3], refs[:3])
-    second.update([*hyps[3:], "x y z"], [*refs[3:], "a"], weight=torch.tensor([1, 1, 1, 0]))
+    second.update([*hyps[3:], "x y z"], [*refs[3:], "a"], weight=torch.tensor([1, 1, 1, 0], dtype=torch.uint8))
     first.merge_state(second)
     expected = expected_scores(hyps, refs, DEFAULT_TYPES)
     for metric in (whole, first):
@@ -449,7 +449,7 @@ def test_interval_with_weights_indices_and_merged_states():
         metric.update(
             [hypotheses[i] for i in part],
             [references[i] for i in part],
-            weight=torch.tensor([weights[i] for i in part]),
+            weight=torch.tensor([weights[i] for i in part], dtype=torch.uint8),
             indices=torch.tensor(part),
         )
     first.merge_state(second)
@@ -484,7 +484,7 @@ def test_paired_tests_compare_the_first_types_mean_fmeasure():
     assert 0 < bootstrap.p_value < 0.1 and 0 < randomization.p_value < 0.1
     kept = system.kept_corpus().statistics
     assert torch.equal(
-        rouge_scores(kept[:, :3])[:, 2],
+        rouge_scores(kept[:, :3])[:, 2].cpu(),
         sentence_rouge(references[:10] + CORPUS_LINES[10:20], references, rouge_types=("rougeL",))["rougeL_fmeasure"],
     )
 

@@ -411,8 +411,9 @@ def test_bad_ids_and_strings_are_refused_and_states_kept():
     metric = BLEUScore(detokenizer=vocabulary.detokenizer)
     metric.update([[5, 6, 7]], [[[5, 6, 7]]])
     before = [metric.numerator.clone(), metric.preds_len.clone()]
+    # refused at once on the CPU (on an accelerator by a device-side assert, which ends the process's CUDA)
     with pytest.raises(ValueError, match=f"token id {vocabulary.size} is outside"):
-        metric.update(torch.tensor([[5, vocabulary.size]]), torch.tensor([[5, 6]]))
+        metric.update(torch.tensor([[5, vocabulary.size]], device="cpu"), torch.tensor([[5, 6]], device="cpu"))
     metric.update([[5]], [[[-1]]])  # negative ids are never tokens: dropped, not looked up
     assert metric.target_len.item() == before[1].item() and metric.preds_len.item() == before[1].item() + 1
     before = [metric.numerator.clone(), metric.preds_len.clone()]

@@ -261,7 +261,7 @@ def test_states_merge_checkpoint_group_and_run_on_meta():
         TERScore(normalized=True).merge_state(whole)
 
     weighted = TERScore()
-    weighted.update(["a b", "c d e"], ["b a", "c"], weight=torch.tensor([2, 0]))
+    weighted.update(["a b", "c d e"], ["b a", "c"], weight=torch.tensor([2, 0], dtype=torch.uint8))
     assert weighted.edits.item() == 2 * 1 and weighted.reference_length.item() == 2 * 2 * LENGTH_UNIT
 
     on_meta = TERScore(detokenizer=Vocabulary("unigram").detokenizer, ignore_ids=[PAD_ID]).to("meta")

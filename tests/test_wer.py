@@ -211,7 +211,7 @@ def test_metrics_weight_merge_checkpoint_and_refuse_bad_input():
     whole, first, second = WERScore(), WERScore(), WERScore()
     whole.update(hyps, refs)
     first.update(hyps[:3], refs[:3])
-    second.update([*hyps[3:], "x y z"], [*refs[3:], "a"], weight=torch.tensor([1, 1, 1, 0]))
+    second.update([*hyps[3:], "x y z"], [*refs[3:], "a"], weight=torch.tensor([1, 1, 1, 0], dtype=torch.uint8))
     first.merge_state(second)
     assert whole.compute().item() == first.compute().item() == jiwer.wer(refs, hyps)
     out = jiwer.process_words(refs, hyps)

@@ -47,13 +47,15 @@ def array_namespace(array: Array) -> ModuleType:
 
 def as_float64(array: Array) -> Array:
     """The values as float64, on the array's own device."""
-    xp = array_namespace(array)
-    return xp.asarray(array, dtype=xp.float64)
+    if is_tensor(array):
+        return array.double()
+    return np.asarray(array, dtype=np.float64)
 
 
 def as_tensor(values: Array, device: Any = None) -> Any:
-    """Statistics as a PyTorch tensor (on ``device``, a ``torch.device``, else where they are): a NumPy
-    array counted on the host shares its memory, unless it is a read-only view, which is copied.
+    """Statistics as a PyTorch tensor (on ``device``, a ``torch.device``, else where they are: a tensor on
+    its device, a NumPy array on the CPU, whatever PyTorch's default device): a NumPy array counted on
+    the host shares its memory, unless it is a read-only view, which is copied.
 
     Example:
         >>> as_tensor(np.broadcast_to(np.array([3]), (2,))).tolist()
@@ -63,6 +65,8 @@ def as_tensor(values: Array, device: Any = None) -> Any:
         values = values.copy()
     torch = _torch()
     assert torch is not None  # statistics become tensors only where PyTorch counts or scores them
+    if device is None:
+        device = values.device if isinstance(values, torch.Tensor) else torch.device("cpu")
     return torch.as_tensor(values, device=device)
 
 

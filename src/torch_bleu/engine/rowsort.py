@@ -3,7 +3,8 @@
 For the short rows the engine sorts (one row per sentence), NumPy's sort, vectorized with AVX-512
 or AVX2 by recent NumPy releases, is several times faster than ``torch.sort`` on the same CPU. So
 NumPy arrays and CPU tensors of rows are sorted by NumPy (a tensor shares its memory with the array:
-no copy, no transfer); tensors on every other device, ``meta`` included, use ``torch.sort``. One long
+no copy, no transfer); tensors on every other device, ``meta`` included, and in a compiled graph use
+``torch.sort`` (a graph would bring NumPy's result back as a tensor on PyTorch's default device). One long
 row of a CPU tensor (a whole batch's stream) goes to ``torch.sort`` too: NumPy's vectorized
 ``argsort`` slows down several times on many equal values, which the unused slots of a stream whose
 size follows from shapes are (260k values, 90% equal: 44 ms, against 6.5 ms).
@@ -33,7 +34,10 @@ NUMPY_ON_CPU = True
 
 
 def _by_numpy(values: Array) -> bool:
-    return not is_tensor(values) or (NUMPY_ON_CPU and values.device.type == "cpu" and values.dim() > 1)
+    if not is_tensor(values):
+        return True
+    on_cpu = NUMPY_ON_CPU and values.device.type == "cpu" and values.dim() > 1
+    return on_cpu and not array_namespace(values).compiler.is_compiling()
 
 
 def sort_values(values: Array) -> Array:

@@ -98,8 +98,11 @@ class _RowRoles:
         self.candidates, self.shared = candidates, references is None
         self.references = candidates if references is None else references
         per_source = candidates if references is None else candidates + references
-        self.source = torch.repeat_interleave(torch.arange(self.sources), per_source)
-        local = torch.arange(self.source.shape[0]) - (torch.cumsum(per_source, 0) - per_source)[self.source]
+        device = candidates.device
+        self.source = torch.repeat_interleave(torch.arange(self.sources, device=device), per_source)
+        local = (
+            torch.arange(self.source.shape[0], device=device) - (torch.cumsum(per_source, 0) - per_source)[self.source]
+        )
         self.is_candidate = local < candidates[self.source]
         self.candidate_index = local[self.is_candidate]  # of each candidate row, among its source's
         self.is_reference = self.is_candidate if references is None else ~self.is_candidate
@@ -123,17 +126,17 @@ def _row_weights(weights: object, rows: _RowRoles) -> Tensor:
             f"most references of one (its candidates without references), got shape {tuple(weights.shape)}"
         )
     row = rows.is_reference
-    given = weights.detach().to("cpu", torch.float64)[rows.source[row], rows.reference_index[row]]
+    given = weights.detach().to(row.device, torch.float64)[rows.source[row], rows.reference_index[row]]
     if not bool(torch.isfinite(given).all()) or bool((given < 0).any()):
         raise InputError("reference_weights must be finite and >= 0 for every reference")
-    totals = torch.zeros(rows.sources, dtype=torch.float64).index_add_(0, rows.source[row], given)
+    totals = given.new_zeros(rows.sources).index_add_(0, rows.source[row], given)
     empty = (totals == 0) & (rows.references > 0)
     if bool(empty.any()):
         raise InputError(
             f"reference_weights sum to 0 over the references of source {int(empty.nonzero()[0, 0])}: "
             "give some reference a positive weight"
         )
-    result = torch.zeros(row.shape[0], dtype=torch.float64)
+    result = given.new_zeros(row.shape[0])
     result[row] = given
     return result
 
@@ -141,29 +144,29 @@ def _row_weights(weights: object, rows: _RowRoles) -> Tensor:
 def aggregate_scores(texts: Sequence[str], rows: _RowRoles, weights: Tensor, config: CHRFConfig) -> Tensor:
     """The ``(S, N)`` scores of :func:`aggregate_chrf`, from the rows' texts (as the metric reads them)
     and each row's weight as a reference."""
-    total = torch.zeros(rows.sources, dtype=torch.float64).index_add_(0, rows.source, weights)  # T of each source
+    total = weights.new_zeros(rows.sources).index_add_(0, rows.source, weights)  # T of each source
     scale = total[rows.source]  # candidate counts times the source's total weight
     candidate = rows.is_candidate
     parts = []
     for tokens, lengths, orders in token_families(texts, config):
-        statistics = torch.zeros((int(candidate.sum()), orders, 3), dtype=torch.float64)
-        windows = torch.arange(orders)[None, :]
+        statistics = weights.new_zeros((int(candidate.sum()), orders, 3))
+        windows = torch.arange(orders, device=lengths.device)[None, :]
         row_windows = (lengths[:, None] - windows).clamp(min=0).double()  # (R, orders)
-        reference_windows = torch.zeros((rows.sources, orders), dtype=torch.float64)
+        reference_windows = weights.new_zeros((rows.sources, orders))
         reference_windows.index_add_(0, rows.source, weights[:, None] * row_windows)
         statistics[..., 1] = reference_windows[rows.source[candidate]]
         counted = statistics[..., 1] > 0  # a candidate counts no n-gram of an order no reference has
         statistics[..., 0] = torch.where(counted, (scale[:, None] * row_windows)[candidate], 0.0)
         for order, window_row, groups in numbered_ngrams(tokens, lengths, rows.source, orders):
             row, group, count, group_count = row_group_counts(window_row, groups)
-            expected = torch.zeros(group_count, dtype=torch.float64).index_add_(0, group, weights[row] * count)
+            expected = weights.new_zeros(group_count).index_add_(0, group, weights[row] * count)
             mine = candidate[row]
             clipped = torch.minimum(scale[row[mine]] * count[mine], expected[group[mine]])
-            matches = torch.zeros(candidate.shape[0], dtype=torch.float64).index_add_(0, row[mine], clipped)
+            matches = weights.new_zeros(candidate.shape[0]).index_add_(0, row[mine], clipped)
             statistics[:, order - 1, 2] = matches[candidate]
         parts.append(statistics)
     scores = chrf_from_statistics(torch.cat(parts, 1), config)
-    result = torch.full((rows.sources, rows.width), torch.nan, dtype=torch.float64)
+    result = weights.new_full((rows.sources, rows.width), torch.nan)
     source = rows.source[candidate]
     result[source, rows.candidate_index] = torch.where(rows.references[source] > 0, scores, torch.nan)
     return result

@@ -22,7 +22,7 @@ from ..metrics.bleu.statistics import assemble_statistics
 from ..text.lines import tokenized_lines
 from ..threads import within_cpu_share
 from .blocks import scores_by_blocks
-from .inputs import decoded_strings, grouped_ids, grouped_strings, kind_of
+from .inputs import decoded_grouped, grouped_ids, grouped_strings, kind_of
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -121,10 +121,10 @@ def token_rows(candidates: Any, references: Any, config: BLEUConfig) -> GroupedR
         if config.detokenizer is None:
             tokens = torch.unique(rows[keep], return_inverse=True)[1]
             return GroupedRows(tokens, keep.sum(1), counts, reference_counts)
-        texts = decoded_strings(rows, keep, config.detokenizer)
+        grouped = decoded_grouped(rows, keep, counts, reference_counts, config.detokenizer)
     else:
         grouped = grouped_strings(candidates, references)
-        texts, counts, reference_counts = grouped.rows, grouped.candidates, grouped.references
+    texts, counts, reference_counts = grouped
     if config.tokenize is None:  # strings, with tokenize=None said outright
         raise InputError(f"pairwise BLEU of strings with tokenize=None: {config.input_hint}")
     words = tokenized_lines(texts, config.tokenize, config.lowercase)

@@ -26,7 +26,7 @@ from ..text.classes import SPACE, character_classes
 from ..text.code_points import utf32
 from ..threads import within_cpu_share
 from .blocks import scores_by_blocks
-from .inputs import Grouped, decoded_strings, grouped_ids, grouped_strings
+from .inputs import Grouped, decoded_grouped, grouped_ids, grouped_strings
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -75,7 +75,7 @@ def grouped_rows(candidates: Any, references: Any, config: CHRFConfig) -> Groupe
             raise InputError(f"pairwise chrF of ids: {config.input_hint}")
         return grouped_strings(candidates, references)
     rows, keep, counts, reference_counts = grouped_ids(candidates, references, config.ignored_ids, config.eos_ids)
-    return Grouped(decoded_strings(rows, keep, config.detokenizer), counts, reference_counts)
+    return decoded_grouped(rows, keep, counts, reference_counts, config.detokenizer)
 
 
 def token_families(texts: Sequence[str], config: CHRFConfig) -> list[tuple[Tensor, Tensor, int]]:

@@ -67,7 +67,7 @@ def grouped_ids(
     """``(S, N, L)`` candidates and ``(S, M, L')`` references as ``(rows, keep, candidates, references)``:
     every source's candidates then its references, ``(S * (N + M), W)``, which of their ids count (neither
     negative nor in ``ignore_ids``, before the row's first id of ``eos_ids``), and the counts of each source
-    (:class:`Grouped`'s). ``references=None``: the candidates are the references too.
+    (:class:`Grouped`'s), all on the ids' device. ``references=None``: the candidates are the references too.
 
     Example:
         >>> rows, keep, n, m = grouped_ids(torch.tensor([[[1, 2]]]), torch.tensor([[[3], [0]]]), [0], [])
@@ -88,19 +88,24 @@ def grouped_ids(
         keep.append(torch.nn.functional.pad(kept, (0, width - value.shape[2])))
     sources = candidates.shape[0]
     rows = torch.cat(ids, 1).reshape(sources * sum(value.shape[1] for value in given), width)
-    counts = [torch.full((sources,), value.shape[1], dtype=torch.int64) for value in given]
+    counts = [torch.full((sources,), value.shape[1], dtype=torch.int64, device=rows.device) for value in given]
     return rows, torch.cat(keep, 1).reshape(rows.shape), counts[0], None if references is None else counts[1]
 
 
-def decoded_strings(rows: Tensor, keep: Tensor, detokenizer: Detokenizer) -> list[str]:
-    """The text of every row of subword ids (its kept ids), decoded on their device and read back.
+def decoded_grouped(
+    rows: Tensor, keep: Tensor, candidates: Tensor, references: Tensor | None, detokenizer: Detokenizer
+) -> Grouped:
+    """Rows of subword ids (:func:`grouped_ids`) as the text of every row (its kept ids), decoded on their
+    device and read back, with the counts of each source on the CPU, where the text is counted.
 
     Example:
         >>> detokenizer = Detokenizer((b"", b"ab", b"c"), "per_byte")
-        >>> decoded_strings(torch.tensor([[1, 2], [2, 0]]), torch.tensor([[True, True], [True, False]]), detokenizer)
-        ['abc', 'c']
+        >>> rows, keep = torch.tensor([[1, 2], [2, 0]]), torch.tensor([[True, True], [True, False]])
+        >>> decoded_grouped(rows, keep, torch.tensor([2]), None, detokenizer)
+        Grouped(rows=['abc', 'c'], candidates=tensor([2]), references=None)
     """
-    return strings_from_rows(decoded_chars(rows, keep, detokenizer))
+    texts = strings_from_rows(decoded_chars(rows, keep, detokenizer))
+    return Grouped(texts, candidates.cpu(), None if references is None else references.cpu())
 
 
 def _one_source_hint(value: Sequence[Any], name: str) -> str:
@@ -205,4 +210,4 @@ def _is_id(value: object) -> bool:
 
 
 def _counts(lists: list[list[str]]) -> Tensor:
-    return torch.tensor([len(strings) for strings in lists], dtype=torch.int64)
+    return torch.tensor([len(strings) for strings in lists], dtype=torch.int64, device="cpu")

@@ -22,7 +22,7 @@ from ..metrics.rouge.statistics import WordPairs, pair_statistics
 from ..metrics.rouge.words import text_words
 from ..threads import within_cpu_share
 from .bleu import result_device
-from .inputs import decoded_strings, grouped_ids, grouped_strings
+from .inputs import decoded_grouped, grouped_ids, grouped_strings
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -129,10 +129,10 @@ def word_rows(candidates: Any, references: Any, config: ROUGEConfig) -> WordRows
         rows, keep, counts, reference_counts = grouped_ids(candidates, references, config.ignored_ids, config.eos_ids)
         if config.detokenizer is None:
             return _id_words(rows, keep, counts, reference_counts, config)
-        texts = decoded_strings(rows, keep, config.detokenizer)
+        grouped = decoded_grouped(rows, keep, counts, reference_counts, config.detokenizer)
     else:
         grouped = grouped_strings(candidates, references)
-        texts, counts, reference_counts = grouped.rows, grouped.candidates, grouped.references
+    texts, counts, reference_counts = grouped
     found = text_words(texts, config.tokenize, config.use_stemmer)
     tokens, lines, lengths = (torch.from_numpy(values) for values in (found.ids, found.lines, found.lengths))
     return WordRows(GroupedRows(tokens, lengths, counts, reference_counts), *_padded(tokens, lines, lengths))

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import torch
 from torch import Tensor
 
+from ...arrays import as_tensor
 from ...threads import within_cpu_share
 from .config import CHRFConfig, CHRFOptions
 from .score import chrf_from_statistics
@@ -31,7 +31,8 @@ def sentence_chrf_statistics(preds: Any, target: Any, config: CHRFConfig) -> Ten
         >>> sentence_chrf_statistics(["the cat"], ["the hat"], CHRFConfig(char_order=1)).tolist()
         [[[6, 6, 5]]]
     """
-    return torch.as_tensor(chrf_statistics(as_text(preds, target, config), config))
+    statistics: Tensor = as_tensor(chrf_statistics(as_text(preds, target, config), config))
+    return statistics
 
 
 @within_cpu_share

@@ -122,9 +122,9 @@ def _of_strings(hypotheses: list[str], references: list[list[str]], config: ROUG
     slot = torch.from_numpy(
         pair_sentence * most + np.arange(len(pair_sentence)) - np.repeat(np.cumsum(counts) - counts, counts)
     )
-    grid = torch.zeros((batch * most, *statistics.shape[1:]), dtype=torch.long)
+    grid = statistics.new_zeros((batch * most, *statistics.shape[1:]))
     grid[slot] = statistics
-    present = torch.zeros(batch * most, dtype=torch.bool)
+    present = torch.zeros(batch * most, dtype=torch.bool, device=statistics.device)
     present[slot] = True
     return reference_choice(
         grid.reshape(batch, most, *statistics.shape[1:]), present.reshape(batch, most), config.accumulate

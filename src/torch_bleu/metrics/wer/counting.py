@@ -56,7 +56,7 @@ def sentence_error_counts(preds: Any, target: Any, config: WERConfig) -> Tensor:
     chars = decoded_text(rows, ids.reference_chars, config.detokenizer)
     units, lengths = text_units(chars.reshape(2 * chars.shape[0], chars.shape[-1]), config.characters)
     if sizes_from_data(units):
-        kept = torch.arange(units.shape[-1]) < lengths[:, None]
+        kept = torch.arange(units.shape[-1], device=units.device) < lengths[:, None]
         return torch.from_numpy(unit_counts(units.numpy()[kept.numpy()], lengths.numpy()))
     return error_counts(units[0::2], lengths[0::2], units[1::2], lengths[1::2])
 

@@ -74,7 +74,7 @@ def checked_counts(counts: Any) -> Tensor:
     otherwise (their values are read where they lie: on a device, that waits for it)."""
     what = "counts must hold integers (hits, substitutions, deletions, insertions)"
     try:
-        given: Tensor = counts if isinstance(counts, Tensor) else torch.as_tensor(counts)
+        given: Tensor = counts if isinstance(counts, Tensor) else torch.as_tensor(counts, device="cpu")
     except (TypeError, ValueError, RuntimeError):
         raise TypeError(f"{what}: a tensor, a NumPy array or lists, got {type(counts).__name__}") from None
     if given.dtype == torch.bool or given.is_floating_point() or given.is_complex():
