@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Every GPU check in one command, for the day a GPU is at hand (about 10 minutes on one H100):
+# Every GPU check in one command (about 5 minutes on an H200, start-up aside):
 #   1. the exactness and life-cycle tests of every metric and input path with their tensors on the
 #      device (pytest --device: PyTorch's default device, one set of tests);
 #   2. update() of every metric path under torch.cuda.set_sync_debug_mode, each host sync named
 #      (TER's documented read-back allowed);
 #   3. scripts/bench.py on the device: TensorBLEU's shapes (256 and 512 rows x 256 and 1024 tokens,
-#      per sentence and corpus; pip install rxlm --no-deps), text, chrF, TER, pairwise, rl, update;
+#      per sentence and corpus; pip install rxlm --no-deps), WER, ROUGE, pairwise, rl, update;
 #   4. one JSON report (device, versions, tests, syncs, bench, seconds per step), its path printed last.
 # `python scripts/gpu_check.py tables REPORT` then rewrites the GPU tables of README.md and docs/speed.md.
 #
