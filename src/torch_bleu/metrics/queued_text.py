@@ -34,8 +34,10 @@ from .sentences import NO_INDEX
 
 #: The attribute of a metric that holds its :class:`QueuedText`.
 QUEUE = "_queued_text"
-#: The most sentences a metric queues before it counts them.
-MOST_QUEUED = 4096
+#: The most sentences a metric queues before it counts them: counted a thousand at a time, text costs
+#: less per sentence than in batches of 8 and than in one batch of a whole corpus (BLEU, WER and chrF++
+#: of a WMT17 system in batches of 8, one thread: 63-136 ms, against 69-292 ms with room for 4,096).
+MOST_QUEUED = 1024
 
 
 @dataclass
