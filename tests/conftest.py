@@ -11,19 +11,29 @@ against importing conftest).
 ``cuda``, so every tensor a test makes with ``torch.tensor``, ``torch.zeros``, ``torch.randint``, ...,
 and every metric's states, live there (``scripts/gpu_check.sh`` runs the exactness and life-cycle
 tests this way). Tensors made from NumPy arrays stay on the CPU, as they do for a user.
+
+Without ``--slow``, each property test draws a quarter of the examples its ``@settings`` ask for
+(:data:`QUICK_SHARE`); CI draws them all. The ``vocabulary`` fixture gives the subword tests their
+tokenizers (:mod:`vocabularies`).
 """
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import torch
 from hypothesis import settings
+from vocabularies import KINDS, Vocabulary
 
 #: What type checkers read (tests/test_typing.py): modules of mistakes, never imported.
 collect_ignore = ["typing_cases"]
 
 settings.register_profile("torch-bleu", deadline=None)
 settings.load_profile("torch-bleu")
+
+#: Without --slow, a property test draws this share of its examples (at least one).
+QUICK_SHARE = 1 / 4
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -48,3 +58,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+    for test in {getattr(item, "obj", None) for item in items}:
+        draw_fewer_examples(test)
+
+
+def draw_fewer_examples(test: object) -> None:
+    """Let a property test (``@given``) draw :data:`QUICK_SHARE` of the examples its settings ask for.
+
+    Hypothesis reads a test's settings from the attribute that ``@settings`` and ``@given`` set on it when
+    the test runs, so replacing them after collection is enough.
+    """
+    chosen = getattr(test, "_hypothesis_internal_use_settings", None)
+    if getattr(test, "hypothesis", None) is None or not isinstance(chosen, settings):
+        return
+    fewer = max(1, math.ceil(chosen.max_examples * QUICK_SHARE))
+    test._hypothesis_internal_use_settings = settings(chosen, max_examples=fewer)  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="module", params=KINDS)
+def vocabulary(request: pytest.FixtureRequest) -> Vocabulary:
+    """A trained tokenizer of each kind (:data:`vocabularies.KINDS`), or of the kind a test names indirectly."""
+    return Vocabulary(request.param)

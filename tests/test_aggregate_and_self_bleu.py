@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 from mbrs_bleu import mbrs_metrics
 from shared_data import WMT17
 from strategies import Draws, sentences_of_words, text_sentences
-from vocabularies import HUGGINGFACE_KINDS, SENTENCEPIECE_KINDS, Vocabulary
 
 from torch_bleu import aggregate_bleu, pairwise_bleu, self_bleu, sentence_bleu
 from torch_bleu.errors import InputError
@@ -180,11 +179,6 @@ def test_aggregate_bleu_of_equal_references_is_pairwise_bleu_of_ids(candidates, 
     weights = Draws(seed).rand(ids.shape[0], copies) + 0.1
     aggregate = aggregate_bleu(ids, reference.repeat(1, copies, 1), weights, **options)
     torch.testing.assert_close(aggregate, pairwise_bleu(ids, reference, **options)[..., 0], rtol=0, atol=1e-12)
-
-
-@pytest.fixture(scope="module", params=SENTENCEPIECE_KINDS + HUGGINGFACE_KINDS)
-def vocabulary(request):
-    return Vocabulary(request.param)
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))

@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from shared_data import WMT17
 from strategies import chrf_options, text_sentences
 from subword_tokenizers import PAD_ID
-from vocabularies import HUGGINGFACE_KINDS, SENTENCEPIECE_KINDS, Vocabulary
 
 from torch_bleu import aggregate_chrf, mbr_select, pairwise_bleu, pairwise_chrf
 from torch_bleu.engine import cross_matches
@@ -218,11 +217,6 @@ def test_ragged_groups_empty_groups_and_bad_weights():
     with pytest.raises(InputError, match="pass detokenizer="):
         aggregate_chrf(torch.zeros(1, 2, 3, dtype=torch.long))
     assert aggregate_chrf([["a", "b"]], reference_weights=torch.tensor([[1, 0]])).tolist() == [[1.0, 0.0]]
-
-
-@pytest.fixture(scope="module", params=SENTENCEPIECE_KINDS + HUGGINGFACE_KINDS)
-def vocabulary(request):
-    return Vocabulary(request.param)
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from shared_data import WMT17
 from strategies import chrf_options, text_sentences
 from subword_tokenizers import CORPUS, PAD_ID
-from vocabularies import HUGGINGFACE_KINDS, SENTENCEPIECE_KINDS, Vocabulary
+from vocabularies import Vocabulary
 
 from torch_bleu import BLEUScore, CHRFConfig, CHRFScore, arrays, corpus_chrf, sentence_chrf
 from torch_bleu.metrics.chrf.functional import sentence_chrf_statistics
@@ -76,11 +76,6 @@ def test_a_tie_between_references_keeps_the_first_as_sacrebleu_does():
     chrf = CHRF(char_order=1)
     stats = sentence_chrf_statistics(hypotheses, references, CHRFConfig(char_order=1))
     assert stats.flatten(1).tolist() == [_theirs(hypotheses[0], references[0], chrf)]
-
-
-@pytest.fixture(scope="module", params=SENTENCEPIECE_KINDS + HUGGINGFACE_KINDS)
-def vocabulary(request):
-    return Vocabulary(request.param)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
@@ -144,12 +139,13 @@ def test_states_merge_checkpoint_and_run_on_meta():
     assert on_meta.statistics.device.type == "meta"
 
 
-def test_wmt17_systems_from_text():
+@pytest.mark.parametrize("lines", [600, pytest.param(None, marks=pytest.mark.slow, id="every")])
+def test_wmt17_systems_from_text(lines):
     if not WMT17.is_dir():
         pytest.skip(f"needs the WMT17 data beside the checkout ({WMT17})")
-    reference = (WMT17 / "newstest2017.ref.de").read_text(encoding="utf-8").splitlines()
+    reference = (WMT17 / "newstest2017.ref.de").read_text(encoding="utf-8").splitlines()[:lines]
     for path in sorted(WMT17.glob("sys.*.de"))[:2]:
-        system = path.read_text(encoding="utf-8").splitlines()
+        system = path.read_text(encoding="utf-8").splitlines()[:lines]
         metric = CHRFScore(word_order=2)
         for start in range(0, len(system), 500):
             metric.update(system[start : start + 500], reference[start : start + 500])

@@ -141,7 +141,7 @@ def test_options_that_only_score_do_not_separate_metrics():
 # --- subword ids under compile=, and models whose decode rewrites the text ---------------------------
 
 
-@pytest.mark.parametrize("model_type", ["unigram", "word"])
+@pytest.mark.parametrize("model_type", ["unigram", pytest.param("word", marks=pytest.mark.slow)])
 def test_a_fresh_detokenizer_compiles_on_its_first_update(model_type, tmp_path, monkeypatch):
     requires("sentencepiece")
     import sentencepiece

@@ -42,6 +42,9 @@ from torch_bleu.engine import (
 
 PATHS = ["auto", *ALGORITHMS]
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "scripts"))
+
+from bench import WORKLOADS  # noqa: E402  (the benchmark's workloads, its --skip choices)
 
 
 def sacrebleu_sentence_statistics(
@@ -310,15 +313,24 @@ def test_bench_measures_beside_busy_processes_and_against_an_earlier_commit(tmp_
     assert result["rl"]["first_call_ms"] > 0
 
 
-def test_bench_quick_runs_and_scores_agree(tmp_path):
+#: What the quick bench runs: every workload but memory and batches (slow), or rl alone.
+BENCH_RUNS = [
+    pytest.param(["rl"], id="rl"),
+    pytest.param([name for name in WORKLOADS if name not in ("memory", "batches")], id="all", marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.parametrize("workloads", BENCH_RUNS)
+def test_bench_quick_runs_and_scores_agree(tmp_path, workloads):
     """``scripts/bench.py --quick`` keeps working, and every contender's score agrees with its reference (the
-    batches workload has its own tests, ``tests/test_bench_batches.py``)."""
+    batches workload has its own tests, ``tests/test_bench_batches.py``). Without --slow only the rl workload
+    runs, beside its peers (nltk, TensorBLEU)."""
     report = tmp_path / "bench.json"
     command = [sys.executable, str(REPO / "scripts" / "bench.py"), "--quick", "--busy", "0"]
-    command += ["--skip", "memory", "batches", "--json", str(report)]
+    command += ["--skip", *(name for name in WORKLOADS if name not in workloads), "--json", str(report)]
     subprocess.run(command, check=True, capture_output=True, timeout=300)
     result = json.loads(report.read_text())
-    assert {"grid", "rl"} <= set(result)
+    assert set(workloads) <= set(result)
     for row in (result.get("wmt17") or {}).get("table", []):  # None when ../shared is absent
         assert not row[-1].startswith("NO"), row
     for name, difference in result["rl"]["max_score_difference"].items():

@@ -1,7 +1,8 @@
 """The examples run end to end in their reduced (``--quick``) modes, and their toy task behaves.
 
 The demo also runs as ``scripts/demo.sh`` runs it, so that the script, the example's imports and its
-command line are covered; the rest runs in this process to keep the suite quick. So does
+command line are covered (by default only up to its refusal of ``--device cuda``; the whole run is slow);
+the rest runs in this process to keep the suite quick. So does
 ``scripts/bench.py --quick``, the benchmark's smoke run. Every script with a ``--device`` option is
 also started with ``--device cuda`` on machines without CUDA, where it must stop at once with one line
 of error and exit status 2.
@@ -231,6 +232,7 @@ def test_seq2seq_validation_quick(tmp_path: Path, capsys: pytest.CaptureFixture)
     assert seq2seq_validation.main(["--quick", "--seed", "1", "--plot", str(plot)]) == history
 
 
+@pytest.mark.slow
 def test_demo_runs_the_example_as_a_script(tmp_path: Path) -> None:
     plot = tmp_path / "sub" / "bleu.png"
     command = ["bash", str(ROOT / "scripts" / "demo.sh"), "--quick", "--epochs", "1", "--plot", str(plot)]

@@ -1,4 +1,8 @@
-"""The DDP and Lightning examples, run the way their docstrings say (the DDP one also without torchrun)."""
+"""The DDP and Lightning examples, run the way their docstrings say (the DDP one also without torchrun).
+
+The DDP example's runs in processes of their own (under torchrun, and alone) are slow; by default it runs
+in this process, and ``tests/test_distributed.py`` checks the metrics across real process groups.
+"""
 
 from __future__ import annotations
 
@@ -70,6 +74,7 @@ def toy_reference(corpus: Sequence) -> sacrebleu.BLEUScore:
 
 
 @needs_gloo
+@pytest.mark.slow
 def test_ddp_example_prints_the_single_process_score_once(monkeypatch):
     example = load_example("ddp_evaluate", monkeypatch)
     corpus = example.toy_corpus()
@@ -91,6 +96,7 @@ def without_torchrun_variables() -> dict[str, str]:
 
 
 @needs_gloo
+@pytest.mark.slow
 def test_ddp_example_runs_as_one_process_without_torchrun(monkeypatch):
     example = load_example("ddp_evaluate", monkeypatch)
     reference = toy_reference(example.toy_corpus())

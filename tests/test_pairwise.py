@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from shared_data import WMT17
 from strategies import chrf_options, text_sentences
 from subword_tokenizers import PAD_ID
-from vocabularies import HUGGINGFACE_KINDS, SENTENCEPIECE_KINDS, Vocabulary
 
 from torch_bleu import mbr_select, pairwise_bleu, pairwise_chrf, self_bleu, sentence_bleu
 from torch_bleu.engine import cross_matches
@@ -108,11 +107,6 @@ def test_pairwise_bleu_of_ids_is_sentence_bleu_of_every_pair(candidates, smoothi
         refs = ids[source].repeat(3, 1)
         expected = sentence_bleu(hyps, refs, **options).reshape(3, 3)
         torch.testing.assert_close(scores[source], expected, rtol=0, atol=1e-12)
-
-
-@pytest.fixture(scope="module", params=SENTENCEPIECE_KINDS + HUGGINGFACE_KINDS)
-def vocabulary(request):
-    return Vocabulary(request.param)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))

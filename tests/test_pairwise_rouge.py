@@ -17,7 +17,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shared_data import WMT17
 from subword_tokenizers import PAD_ID
-from vocabularies import HUGGINGFACE_KINDS, SENTENCEPIECE_KINDS, Vocabulary
 
 from torch_bleu import arrays, mbr_select, pairwise_rouge, sentence_rouge
 from torch_bleu.engine import cross_matches
@@ -119,11 +118,6 @@ def test_ids_are_words(sizes, candidates, dtype, rouge_type):
     assert_equal_where_present(
         pairwise_rouge(ids, ids[:, :2], **options), expected_scores(texts, references, rouge_type)
     )
-
-
-@pytest.fixture(scope="module", params=SENTENCEPIECE_KINDS + HUGGINGFACE_KINDS)
-def vocabulary(request):
-    return Vocabulary(request.param)
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shared_data import WMT17
 from subword_tokenizers import CORPUS
-from vocabularies import HUGGINGFACE_KINDS, SENTENCEPIECE_KINDS, Vocabulary
+from vocabularies import SIZE_MODES, SUBWORD_CASES
 
 from torch_bleu import (
     ROUGEScore,
@@ -53,8 +53,6 @@ PIECES = [
 texts = st.lists(st.sampled_from(PIECES), max_size=14).map(" ".join) | st.lists(
     st.sampled_from(PIECES), max_size=8
 ).map("".join)
-
-SIZE_MODES = ["sizes from data", "static sizes"]
 
 
 @pytest.fixture(params=SIZE_MODES)
@@ -337,18 +335,6 @@ def test_update_runs_on_meta():
     metric = ROUGEScore(ignore_ids=[PAD], eos_id=EOS, sentence_sep_id=SEP).to("meta")
     metric.update(torch.tensor([[3, 4, 2, 5, 1, 0]], device="meta"), torch.tensor([[[3, 2, 5, 4]]], device="meta"))
     assert metric.score_sums.device.type == "meta"
-
-
-@pytest.fixture(scope="module")
-def vocabulary(request):
-    return Vocabulary(request.param)
-
-
-SUBWORD_CASES = [
-    pytest.param(kind, mode, marks=() if (kind, mode) == ("unigram", "static sizes") else pytest.mark.slow)
-    for kind in SENTENCEPIECE_KINDS + HUGGINGFACE_KINDS
-    for mode in SIZE_MODES
-]
 
 
 @pytest.mark.parametrize(("vocabulary", "sizes"), SUBWORD_CASES, indirect=True)

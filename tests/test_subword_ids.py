@@ -33,7 +33,7 @@ from subword_tokenizers import (
     cached_wordpiece,
     requires,
 )
-from vocabularies import HUGGINGFACE_KINDS, SENTENCEPIECE_KINDS, Vocabulary
+from vocabularies import SENTENCEPIECE_KINDS, Vocabulary
 
 import torch_bleu
 from torch_bleu import BLEUScore, Detokenizer, arrays, corpus_bleu, sentence_bleu, sentence_statistics
@@ -138,11 +138,6 @@ def test_ill_formed_utf8_is_replaced_as_python_does(rows):
 
 
 # --- the tokenizers: ids decoded on the device equal their decode() --------------------------------------
-
-
-@pytest.fixture(scope="module", params=SENTENCEPIECE_KINDS + HUGGINGFACE_KINDS)
-def vocabulary(request):
-    return Vocabulary(request.param)
 
 
 @SLOW
@@ -317,6 +312,9 @@ def test_statistics_equal_those_of_the_decoded_strings_and_name_their_counting()
             other.load_state_dict(state)
 
 
+@pytest.mark.parametrize(
+    "widths", [pytest.param("widths from data", marks=pytest.mark.slow), "static widths"], indirect=True
+)
 def test_compiled_fullgraph_equals_eager():
     vocabulary = Vocabulary("bpe with byte fallback")
     rng = random.Random(0)

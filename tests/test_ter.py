@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shared_data import WMT17
 from subword_tokenizers import CORPUS, PAD_ID
-from vocabularies import HUGGINGFACE_KINDS, SENTENCEPIECE_KINDS, Vocabulary
+from vocabularies import Vocabulary
 
 from torch_bleu import BLEUScore, CHRFScore, TERConfig, TERScore, corpus_ter, sentence_ter
 from torch_bleu.metrics.ter import shifts
@@ -194,11 +194,6 @@ def test_empty_sides_and_a_hypothesis_longer_than_its_empty_reference():
     stats = sentence_ter_statistics(hypotheses, references, TERConfig())
     assert stats[:, 0].tolist() == [theirs(h, r, ter)[0] for h, r in zip(hypotheses, references)] == [0, 2, 3, 0]
     assert sentence_ter(hypotheses, references).tolist() == [0.0, 1.0, 1.0, 0.0]
-
-
-@pytest.fixture(scope="module", params=SENTENCEPIECE_KINDS + HUGGINGFACE_KINDS)
-def vocabulary(request):
-    return Vocabulary(request.param)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))

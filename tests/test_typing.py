@@ -6,6 +6,7 @@ The checkers run as a user runs them, from a folder outside the checkout, on the
 environment has it installed (``pip install -e .``: a plain path entry, which static analysers read).
 Each metric's options are declared twice, as its config's fields (checked at run time) and as a
 ``TypedDict`` (read by type checkers); the tests here keep the two equal, name for name and type for type.
+pyright, which needs Node.js and takes longest, runs with --slow; mypy runs by default.
 """
 
 from __future__ import annotations
@@ -91,6 +92,7 @@ def test_mypy_strict_reports_each_mistake_and_passes_typical_use(user_folder: Pa
     assert reported_lines(done.stdout, "mistakes.py") == marked_lines(CASES / "mistakes.py"), done.stdout
 
 
+@pytest.mark.slow
 def test_pyright_reports_each_mistake_and_passes_typical_use(user_folder: Path) -> None:
     pytest.importorskip("pyright", reason="pyright is in the test extra")
     command = [sys.executable, "-m", "pyright", "--pythonpath", sys.executable, "typical_use.py", "mistakes.py"]

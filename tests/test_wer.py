@@ -21,7 +21,7 @@ import torch.multiprocessing as mp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from subword_tokenizers import CORPUS
-from vocabularies import HUGGINGFACE_KINDS, SENTENCEPIECE_KINDS, Vocabulary
+from vocabularies import SIZE_MODES, SUBWORD_CASES
 
 from torch_bleu import (
     CERScore,
@@ -48,9 +48,6 @@ texts = st.lists(st.sampled_from(PIECES), max_size=10).map("".join)
 def jiwer_counts(hypothesis: str, reference: str, characters: bool = False) -> list[int]:
     out = (jiwer.process_characters if characters else jiwer.process_words)(reference, hypothesis)
     return [out.hits, out.substitutions, out.deletions, out.insertions]
-
-
-SIZE_MODES = ["sizes from data", "static sizes"]
 
 
 @pytest.fixture(params=SIZE_MODES)
@@ -173,19 +170,6 @@ def test_update_runs_on_meta_and_counts_no_multiple_references():
     assert metric.hits.device.type == "meta"
     with pytest.raises(ValueError, match="one reference per hypothesis"):
         corpus_wer(["a"], [["a", "b"]])
-
-
-@pytest.fixture(scope="module")
-def vocabulary(request):
-    return Vocabulary(request.param)
-
-
-#: Every tokenizer kind with both size modes; one of them runs by default, the rest with --slow.
-SUBWORD_CASES = [
-    pytest.param(kind, mode, marks=() if (kind, mode) == ("unigram", "static sizes") else pytest.mark.slow)
-    for kind in SENTENCEPIECE_KINDS + HUGGINGFACE_KINDS
-    for mode in SIZE_MODES
-]
 
 
 @pytest.mark.parametrize(("vocabulary", "sizes"), SUBWORD_CASES, indirect=True)

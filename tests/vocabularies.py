@@ -3,12 +3,16 @@
 A ``Vocabulary`` holds a tokenizer trained offline (:mod:`subword_tokenizers`), its
 :class:`~torch_bleu.Detokenizer`, how the real library decodes and encodes, and the ids worth drawing
 often in random rows (special and control ids, byte pieces, pieces of entities and punctuation).
+
+Tests take one as the ``vocabulary`` fixture (``tests/conftest.py``): once for each of :data:`KINDS`, or
+for the kinds they name with ``indirect`` parametrization, as :data:`SUBWORD_CASES` does.
 """
 
 from __future__ import annotations
 
 import random
 
+import pytest
 from subword_tokenizers import (
     ADDED_TOKEN,
     BOS_ID,
@@ -41,6 +45,16 @@ def _huggingface(kind: str):
 
 SENTENCEPIECE_KINDS = ["unigram", "bpe with byte fallback"]
 HUGGINGFACE_KINDS = ["tokenizers", "transformers", "transformers, clean-up"]
+KINDS = SENTENCEPIECE_KINDS + HUGGINGFACE_KINDS
+#: Counted as on the CPU (sizes from the data) and as on an accelerator (sizes from shapes only).
+SIZE_MODES = ["sizes from data", "static sizes"]
+#: ``(vocabulary, sizes)`` for ``indirect`` parametrization: every kind in both size modes; one of them runs
+#: by default, the rest with --slow.
+SUBWORD_CASES = [
+    pytest.param(kind, mode, marks=() if (kind, mode) == ("unigram", "static sizes") else pytest.mark.slow)
+    for kind in KINDS
+    for mode in SIZE_MODES
+]
 
 
 class Vocabulary:
