@@ -213,39 +213,60 @@ class CountingMetric(Metric):
         same on 1 or N ranks (:mod:`~torch_bleu.metrics.sentences`); the sums do not depend on them.
         """
         text = self.queueable_text(preds, target)
-        if text is not None and self._counted_text:
-            hypotheses, references = text
-            batch = len(hypotheses)
+        if text is None:  # ids: counted at once
+            statistics: Sequence[Any] = self.sentence_statistics(preds, target)
+            batch = len(statistics[0])
             rows = check_indices(indices, batch, self.device) if indices is not None else None
             if weight is not None:
                 check_weight(weight, batch, self.device)
-            queued: QueuedText = getattr(self, QUEUE)
-            queued.add(hypotheses, references, weight, rows)
-            if len(queued) >= MOST_QUEUED:
-                self.count_queued_text()
+            self._add(statistics, weight, rows)
             return
-        # ids, and a metric's first text batch: counted at once (a missing extra or dictionary shows here)
-        statistics: Sequence[Any] = self.sentence_statistics(preds, target)
-        batch = len(statistics[0])
+        hypotheses, references = text
+        batch = len(hypotheses)
         rows = check_indices(indices, batch, self.device) if indices is not None else None
         if weight is not None:
             check_weight(weight, batch, self.device)
-        self._add(statistics, weight, rows)
-        self._counted_text = self._counted_text or text is not None  # from here on text batches queue
+        if not self._counted_text:  # the first text batch at once: a missing extra or dictionary shows here
+            self._count_text(hypotheses, references, weight, rows)
+            self._counted_text = True
+            return
+        queued: QueuedText = getattr(self, QUEUE)
+        queued.add(hypotheses, references, weight, rows)
+        if len(queued) >= MOST_QUEUED:
+            self.count_queued_text()
 
     def count_queued_text(self) -> None:
-        """Count the text batches ``update`` queued, as one batch (reading any state does this first)."""
+        """Count the text batches ``update`` queued (reading any state does this first)."""
         queued: QueuedText = getattr(self, QUEUE)
         if not queued:
             return
         setattr(self, QUEUE, QueuedText())  # emptied first: counting reads the states
         with cpu_share():
             try:
-                statistics = self.sentence_statistics(queued.hypotheses, queued.references)
+                self._count_text(
+                    queued.hypotheses, queued.references, queued.weight(self.device), queued.indices(self.device)
+                )
             except BaseException:
                 setattr(self, QUEUE, queued)  # nothing lost: counted again at the next read
                 raise
-            self._add(statistics, queued.weight(self.device), queued.indices(self.device))
+
+    def _count_text(
+        self, hypotheses: list[str], references: list[list[str]], weight: Tensor | None, rows: Tensor | None
+    ) -> None:
+        """Count checked strings :data:`~.queued_text.MOST_QUEUED` sentences at a time (less per sentence than
+        one batch of a whole corpus), adding nothing unless every part was counted."""
+        parts = [
+            (
+                start,
+                self.sentence_statistics(
+                    hypotheses[start : start + MOST_QUEUED], references[start : start + MOST_QUEUED]
+                ),
+            )
+            for start in range(0, len(hypotheses), MOST_QUEUED)
+        ]
+        for start, statistics in parts:
+            span = slice(start, start + MOST_QUEUED)
+            self._add(statistics, None if weight is None else weight[span], None if rows is None else rows[span])
 
     def _add(self, statistics: Sequence[Any], weight: Tensor | None, rows: Tensor | None) -> None:
         """Add checked statistics of a batch, each sentence times its checked weight, to the states."""

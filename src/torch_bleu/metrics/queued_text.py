@@ -1,15 +1,16 @@
 """Text batches a metric counts together: ``update()`` checks a batch of strings and queues it; the queue is
-counted, as one batch, when a state of the metric is read.
+counted, :data:`MOST_QUEUED` sentences at a time, when a state of the metric is read.
 
 Counting text has a cost per call (tokenizing, numbering words, a few dozen array operations) that a
-validation loop's batches of 8 or 32 sentences pay again and again; counted a few thousand sentences at
-a time it is paid once. Every sentence's statistics are its own, so counting the queue as one batch gives
-the statistics counting each batch would. Nothing reads the states without counting the queue first:
-each state is a :class:`CountedState`, so ``compute()``, ``forward()``, DDP syncs, ``merge_state``,
-``state_dict``, ``.to(device)``, a ``MetricCollection`` and a user's ``metric.<state>`` all see every
-update. The queue holds at most :data:`MOST_QUEUED` sentences; ``reset()`` empties it. A metric's first
-text batch is counted at once, so that a missing extra or tokenizer dictionary is reported by that
-``update()``; a count that fails later leaves the queue as it was.
+validation loop's batches of 8 or 32 sentences pay again and again; counted a thousand sentences at a
+time it is paid once. Every sentence's statistics are its own, so counting the queue in parts gives the
+statistics counting each batch would; a batch larger than a part is counted in parts too. Nothing
+reads the states without counting the queue first: each state is a :class:`CountedState`, so
+``compute()``, ``forward()``, DDP syncs, ``merge_state``, ``state_dict``, ``.to(device)``, a
+``MetricCollection`` and a user's ``metric.<state>`` all see every update. The queue holds at most
+:data:`MOST_QUEUED` sentences; ``reset()`` empties it. A metric's first text batch is counted at once,
+so that a missing extra or tokenizer dictionary is reported by that ``update()``; a count that fails
+later leaves the queue as it was.
 
 Example:
     >>> from torch_bleu import BLEUScore
