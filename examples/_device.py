@@ -1,4 +1,5 @@
-"""The ``--device`` option of the examples and of ``scripts/bench.py``: checked as the command line is read.
+"""The ``--device`` option of the examples and of ``scripts/bench.py``, checked as the command line is read,
+and the options every training example shares (:func:`add_run_options`).
 
 ``usable_device`` is an argparse ``type=``. A device that PyTorch cannot use here (``cuda`` on a machine
 without a GPU or with a CPU-only build of PyTorch, a GPU index beyond the last one, a misspelt name)
@@ -27,6 +28,32 @@ def usable_device(name: str) -> torch.device:
     Raises ``argparse.ArgumentTypeError`` with PyTorch's reason, on one line, when it cannot.
     """
     return _checked_device(name, shown=name)
+
+
+def add_run_options(parser: argparse.ArgumentParser, seeded: str) -> None:
+    """Add the options of a training example: ``--device`` (a GPU when PyTorch sees one), ``--seed`` (of
+    ``seeded``) and ``--threads``.
+
+    Example:
+        >>> parser = argparse.ArgumentParser()
+        >>> add_run_options(parser, "the data and the model")
+        >>> args = parser.parse_args(["--device", "cpu", "--seed", "3"])
+        >>> args.device, args.seed, args.threads
+        (device(type='cpu'), 3, 1)
+    """
+    parser.add_argument(
+        "--device",
+        type=usable_device,
+        default="cuda" if torch.cuda.is_available() else "cpu",
+        help="torch device (default: cuda when PyTorch sees a GPU, else cpu)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help=f"seed of {seeded}")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="CPU threads for torch (one suits a model this small, above all on a busy machine)",
+    )
 
 
 def usable_accelerator(name: str) -> str:

@@ -29,7 +29,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 
 import torch
-from _device import usable_device
+from _device import add_run_options
 from _toy_task import (
     BOS,
     EOS,
@@ -71,19 +71,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--pretrain-lr", type=float, default=3e-3, help="learning rate of the teacher-forced steps, after a warm-up"
     )
     parser.add_argument("--scst-lr", type=float, default=3e-4, help="learning rate of the SCST steps, after a warm-up")
-    parser.add_argument(
-        "--device",
-        type=usable_device,
-        default="cuda" if torch.cuda.is_available() else "cpu",
-        help="torch device (default: cuda when PyTorch sees a GPU, else cpu)",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the data, the model and the sampling")
-    parser.add_argument(
-        "--threads",
-        type=int,
-        default=1,
-        help="CPU threads for torch (one suits a model this small, above all on a busy machine)",
-    )
+    add_run_options(parser, "the data, the model and the sampling")
     parser.add_argument("--log-every", type=int, default=20, help="print every this many SCST steps")
     parser.add_argument("--quick", action="store_true", help="a smoke run of a few seconds")
     if parser.parse_args(argv).quick:  # smaller defaults; options given explicitly still win

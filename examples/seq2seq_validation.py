@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import torch
-from _device import usable_device
+from _device import add_run_options
 from _toy_task import (
     BOS,
     EOS,
@@ -77,19 +77,7 @@ def speedup(ours: float, theirs: float) -> str:
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--epochs", type=int, default=8)
-    parser.add_argument(
-        "--device",
-        type=usable_device,
-        default="cuda" if torch.cuda.is_available() else "cpu",
-        help="torch device (default: cuda when PyTorch sees a GPU, else cpu)",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the data, the model and the shuffling")
-    parser.add_argument(
-        "--threads",
-        type=int,
-        default=1,
-        help="CPU threads for torch (one suits a model this small, above all on a busy machine)",
-    )
+    add_run_options(parser, "the data, the model and the shuffling")
     parser.add_argument("--train-size", type=int, default=12000, help="training sentences (one epoch)")
     parser.add_argument("--valid-size", type=int, default=1000, help="validation sentences")
     parser.add_argument("--batch-size", type=int, default=64)

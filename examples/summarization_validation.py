@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
-from _device import usable_device
+from _device import add_run_options
 from torch import Tensor, nn
 from torch.utils.data import DataLoader, TensorDataset
 
@@ -141,14 +141,7 @@ def greedy_decode(model: TinySummarizer, src: Tensor) -> Tensor:
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--epochs", type=int, default=6)
-    parser.add_argument(
-        "--device",
-        type=usable_device,
-        default="cuda" if torch.cuda.is_available() else "cpu",
-        help="torch device (default: cuda when PyTorch sees a GPU, else cpu)",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the data, the model and the bootstrap")
-    parser.add_argument("--threads", type=int, default=1, help="CPU threads for torch (one suits a model this small)")
+    add_run_options(parser, "the data, the model and the bootstrap")
     parser.add_argument("--train-size", type=int, default=6000, help="training documents (one epoch)")
     parser.add_argument("--valid-size", type=int, default=500, help="validation documents")
     parser.add_argument("--batch-size", type=int, default=64)
