@@ -16,7 +16,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shared_data import WMT17
 from strategies import chrf_options, text_sentences
-from subword_tokenizers import PAD_ID
 
 from torch_bleu import aggregate_chrf, mbr_select, pairwise_bleu, pairwise_chrf
 from torch_bleu.engine import cross_matches
@@ -223,12 +222,8 @@ def test_ragged_groups_empty_groups_and_bad_weights():
 @given(seed=st.integers(0, 2**32 - 1))
 def test_subword_ids_score_as_their_decoded_text(vocabulary, seed):
     rng = random.Random(seed)
-    pad = PAD_ID if vocabulary.strip_leading_spaces else 0
-    drawn = [vocabulary.random_rows(rng, count=3, longest=10) for _ in range(2)]
-    rows = [[[token for token in row if token != pad] for row in group] for group in drawn]
-    width = max(len(row) for group in rows for row in group)
-    ids = torch.tensor([[row + [pad] * (width - len(row)) for row in group] for group in rows])
-    texts = [[vocabulary.decode(row) for row in group] for group in rows]
+    pad = vocabulary.pad
+    ids, texts = vocabulary.padded_groups(rng)
     weights = torch.tensor([[1.0, 2.0], [0.0, 1.0]])
     got = aggregate_chrf(ids, ids[:, :2], weights, detokenizer=vocabulary.detokenizer, ignore_ids=[pad], word_order=2)
     expected = reference_aggregate(texts, [group[:2] for group in texts], weights.tolist(), word_order=2)

@@ -15,7 +15,6 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from shared_data import WMT17
 from strategies import chrf_options, text_sentences
-from subword_tokenizers import PAD_ID
 
 from torch_bleu import mbr_select, pairwise_bleu, pairwise_chrf, self_bleu, sentence_bleu
 from torch_bleu.engine import cross_matches
@@ -114,14 +113,8 @@ def test_pairwise_bleu_of_ids_is_sentence_bleu_of_every_pair(candidates, smoothi
 @example(seed=2793)  # byte-fallback pieces on both sides of a padding id in one row
 def test_subword_ids_score_as_their_decoded_text(vocabulary, seed):
     rng = random.Random(seed)
-    pad = PAD_ID if vocabulary.strip_leading_spaces else 0  # each tokenizer's padding, which decodes to nothing
-    # rows hold no padding id of their own: a tokenizer's decode keeps the break a mid-row pad makes
-    # between byte pieces, where an ignored id is gone
-    drawn = [vocabulary.random_rows(rng, count=3, longest=10) for _ in range(2)]
-    rows = [[[token for token in row if token != pad] for row in group] for group in drawn]
-    width = max(len(row) for group in rows for row in group)
-    ids = torch.tensor([[row + [pad] * (width - len(row)) for row in group] for group in rows])
-    texts = [[vocabulary.decode(row) for row in group] for group in rows]
+    pad = vocabulary.pad
+    ids, texts = vocabulary.padded_groups(rng)
     detok = vocabulary.detokenizer
     chrf = pairwise_chrf(ids, detokenizer=detok, ignore_ids=[pad], word_order=2)
     _assert_equal_where_present(chrf, _sacrebleu_matrices(CHRF(word_order=2), texts, texts))

@@ -16,7 +16,6 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shared_data import WMT17
-from subword_tokenizers import PAD_ID
 
 from torch_bleu import arrays, mbr_select, pairwise_rouge, sentence_rouge
 from torch_bleu.engine import cross_matches
@@ -124,12 +123,8 @@ def test_ids_are_words(sizes, candidates, dtype, rouge_type):
 @given(seed=st.integers(0, 2**32 - 1), rouge_type=st.sampled_from(TYPES))
 def test_subword_ids_score_as_their_decoded_text(vocabulary, seed, rouge_type):
     rng = random.Random(seed)
-    pad = PAD_ID if vocabulary.strip_leading_spaces else 0
-    drawn = [vocabulary.random_rows(rng, count=3, longest=10) for _ in range(2)]
-    rows = [[[token for token in row if token != pad] for row in group] for group in drawn]
-    width = max(len(row) for group in rows for row in group)
-    ids = torch.tensor([[row + [pad] * (width - len(row)) for row in group] for group in rows])
-    texts = [[vocabulary.decode(row) for row in group] for group in rows]
+    pad = vocabulary.pad
+    ids, texts = vocabulary.padded_groups(rng)
     scores = pairwise_rouge(
         ids, ids[:, :2], rouge_type=rouge_type, detokenizer=vocabulary.detokenizer, ignore_ids=[pad]
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 
 import pytest
+import torch
 from subword_tokenizers import (
     ADDED_TOKEN,
     BOS_ID,
@@ -86,3 +87,20 @@ class Vocabulary:
             [rng.choice(self.special) if rng.random() < 0.4 else rng.randrange(self.size) for _ in range(length)]
             for length in (rng.randrange(longest + 1) for _ in range(count))
         ]
+
+    @property
+    def pad(self) -> int:
+        """The tokenizer's padding id, which decodes to nothing."""
+        return PAD_ID if self.strip_leading_spaces else 0
+
+    def padded_groups(self, rng: random.Random, groups: int = 2, count: int = 3, longest: int = 10):
+        """``(groups, count, width)`` random rows padded with :attr:`pad`, and each row's decoded text.
+
+        The rows hold no padding id of their own: a tokenizer's decode keeps the break a mid-row pad
+        makes between byte pieces, where an ignored id is gone.
+        """
+        drawn = [self.random_rows(rng, count, longest) for _ in range(groups)]
+        rows = [[[token for token in row if token != self.pad] for row in group] for group in drawn]
+        width = max(len(row) for group in rows for row in group)
+        ids = torch.tensor([[row + [self.pad] * (width - len(row)) for row in group] for group in rows])
+        return ids, [[self.decode(row) for row in group] for group in rows]
