@@ -1,7 +1,7 @@
-"""The host's LCS kernels (bit-vectors in Python integers, many pairs in one) and the host's tokenizer
-against rouge-score 0.1.2 itself: LCS lengths, the union LCS of every reference sentence (rouge-score's
-backtrack and its tie rule), and the words of text, on adversarial input (few distinct words, repeats,
-ties, empty rows and lines, rows of many machine words, many pairs at once)."""
+"""The host's ROUGE kernels and the host's tokenizer against rouge-score 0.1.2 itself: LCS lengths, the
+union LCS of every reference sentence (bit-vectors in Python integers, many pairs in one; rouge-score's
+backtrack and its tie rule), every type's hits, and the words of text, on adversarial input (few
+distinct words, repeats, ties, empty rows and lines, rows of many machine words, many pairs at once)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from torch_bleu import sentence_rouge
 from torch_bleu.metrics.rouge import bit_lcs
+from torch_bleu.metrics.rouge.host_statistics import host_pair_statistics
 from torch_bleu.metrics.rouge.words import text_words
 
 rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
@@ -49,14 +50,28 @@ def _expected_union(reference: list[list[int]], prediction: list[list[int]]) -> 
 def _check(pairs: list[tuple[list[list[int]], list[list[int]]]]) -> None:
     ref, ref_lines, ref_length = _rows([reference for reference, _ in pairs], -1)
     pred, pred_lines, pred_length = _rows([prediction for _, prediction in pairs], -2)
-    found = bit_lcs.lcs_on_host(ref, ref_lines, ref_length, pred, pred_lines, pred_length, union=True)
+    keys = np.arange(len(pairs))[:, None] * 100  # the union kernel reads words numbered apart pair by pair
+    every = np.arange(len(pairs))
+    marks = bit_lcs.union_lcs_on_host(ref + keys, ref_lines, ref_length, pred + keys, pred_lines, pred_length, every)
+    statistics = host_pair_statistics(pred, pred_length, pred_lines, ref, ref_length, ref_lines, (1, 2, 0, -1))
+    scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeLsum"])
     for index, (reference, prediction) in enumerate(pairs):
         flat_ref = [word for sentence in reference for word in sentence]
         flat_pred = [word for sentence in prediction for word in sentence]
         table = rouge_scorer._lcs_table(flat_ref, flat_pred)
-        assert found.lengths[index] == table[-1][-1]
-        assert found.union[index, : len(flat_ref)].tolist() == _expected_union(reference, prediction)
-        assert not found.union[index, len(flat_ref) :].any()
+        assert statistics[index, 2, 0] == table[-1][-1]
+        assert marks[index, : len(flat_ref)].tolist() == _expected_union(reference, prediction)
+        assert not marks[index, len(flat_ref) :].any()
+        assert statistics[index, :, 1].tolist() == [len(flat_pred), max(len(flat_pred) - 1, 0), *[len(flat_pred)] * 2]
+        # rouge-score's scores from its tokens: the words as letters, the sentences as lines
+        texts = [
+            "\n".join(" ".join(chr(97 + word) for word in sentence) for sentence in side)
+            for side in (reference, prediction)
+        ]
+        expected = scorer.score(*texts)
+        for column, name in ((0, "rouge1"), (1, "rouge2"), (3, "rougeLsum")):
+            hits, predicted = statistics[index, column, :2]
+            assert expected[name].precision == (hits / predicted if predicted else 0.0)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))

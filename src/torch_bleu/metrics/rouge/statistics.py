@@ -22,7 +22,7 @@ from torch import Tensor
 
 from ...arrays import as_tensor, sizes_from_data, to_host
 from ...engine import StackedRows, clipped_matches
-from . import bit_lcs
+from .host_statistics import host_pair_statistics
 from .lcs import lcs_lengths, union_lcs_marks
 from .score import rouge_scores
 
@@ -60,26 +60,17 @@ def pair_statistics(pairs: WordPairs, orders: tuple[int, ...]) -> Tensor:
         >>> pair_statistics(pairs, (1, 2, 0, -1)).tolist()
         [[[3, 3, 4], [1, 2, 3], [2, 3, 4], [2, 3, 4]]]
     """
+    if sizes_from_data(pairs.pred):
+        host = host_pair_statistics(*(to_host(rows) for rows in pairs), orders)
+        return torch.from_numpy(host).to(pairs.pred.device)
     pred_column = torch.arange(pairs.pred.shape[1], device=pairs.pred.device)
     ref_column = torch.arange(pairs.ref.shape[1], device=pairs.ref.device)
     pred_inside = pred_column < pairs.pred_lengths[:, None]
     ref_inside = ref_column < pairs.ref_lengths[:, None]
     pred = torch.where(pred_inside, pairs.pred, PRED_PAD)
     ref = torch.where(ref_inside, pairs.ref, REF_PAD)
-    on_host = sizes_from_data(pred)
     highest = max(orders)
     ngram_hits = _clipped(pred, pred_inside, ref, ref_inside, highest) if highest > 0 else None
-    host = None
-    if on_host and min(orders) <= 0:
-        host = bit_lcs.lcs_on_host(
-            ref.numpy(),
-            pairs.ref_sentences.numpy(),
-            pairs.ref_lengths.numpy(),
-            pred.numpy(),
-            pairs.pred_sentences.numpy(),
-            pairs.pred_lengths.numpy(),
-            union=-1 in orders,
-        )
     columns = []
     for order in orders:
         if order > 0:
@@ -87,19 +78,12 @@ def pair_statistics(pairs: WordPairs, orders: tuple[int, ...]) -> Tensor:
             hits = ngram_hits[:, order - 1]
             counts = [(lengths - order + 1).clamp(min=0) for lengths in (pairs.pred_lengths, pairs.ref_lengths)]
         elif order == 0:
-            lengths = (pairs.ref_lengths, pairs.pred_lengths)
-            if host is not None:
-                hits = torch.from_numpy(host.lengths)
-            else:
-                hits = lcs_lengths(ref, lengths[0], pred, lengths[1])
+            hits = lcs_lengths(ref, pairs.ref_lengths, pred, pairs.pred_lengths)
             counts = [pairs.pred_lengths, pairs.ref_lengths]
         else:
-            if host is not None:
-                union = torch.from_numpy(host.union)
-            else:
-                union = union_lcs_marks(
-                    ref, pairs.ref_sentences, pairs.ref_lengths, pred, pairs.pred_sentences, pairs.pred_lengths
-                )
+            union = union_lcs_marks(
+                ref, pairs.ref_sentences, pairs.ref_lengths, pred, pairs.pred_sentences, pairs.pred_lengths
+            )
             hits = _clipped(pred, pred_inside, ref, union & ref_inside, 1)[:, 0]
             counts = [pairs.pred_lengths, pairs.ref_lengths]
         columns.append(torch.stack([hits.to(pred.device), *counts], -1))
@@ -114,8 +98,6 @@ def _clipped(pred: Tensor, pred_keep: Tensor, ref: Tensor, ref_keep: Tensor, ord
         for pair in ((pred, ref), (pred_keep, ref_keep))
     )
     rows = StackedRows(tokens, keep, keep.sum(-1))
-    if sizes_from_data(tokens):  # on the CPU the engine counts NumPy pairs as one stream
-        rows = StackedRows(to_host(tokens), to_host(keep), to_host(rows.lengths))
     matches: Tensor = as_tensor(clipped_matches(rows, orders), pred.device)
     return matches[:, 0]
 
