@@ -50,9 +50,15 @@ def _expected_union(reference: list[list[int]], prediction: list[list[int]]) -> 
 def _check(pairs: list[tuple[list[list[int]], list[list[int]]]]) -> None:
     ref, ref_lines, ref_length = _rows([reference for reference, _ in pairs], -1)
     pred, pred_lines, pred_length = _rows([prediction for _, prediction in pairs], -2)
-    keys = np.arange(len(pairs))[:, None] * 100  # the union kernel reads words numbered apart pair by pair
+    keys = np.arange(len(pairs))[:, None] * 10  # the union kernel reads words numbered apart pair by pair
     every = np.arange(len(pairs))
-    marks = bit_lcs.union_lcs_on_host(ref + keys, ref_lines, ref_length, pred + keys, pred_lines, pred_length, every)
+    sides = [
+        bit_lcs.side_words(*side)
+        for side in ((pred + keys, pred_lines, pred_length), (ref + keys, ref_lines, ref_length))
+    ]
+    flat = bit_lcs.union_lcs_on_host(*sides, every)
+    marks = np.zeros(ref.shape, dtype=bool)
+    marks[np.arange(ref.shape[1]) < ref_length[:, None]] = flat
     statistics = host_pair_statistics(pred, pred_length, pred_lines, ref, ref_length, ref_lines, (1, 2, 0, -1))
     scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeLsum"])
     for index, (reference, prediction) in enumerate(pairs):

@@ -35,6 +35,9 @@ in the last row.
 
 from __future__ import annotations
 
+import itertools
+from typing import NamedTuple
+
 import numpy as np
 
 #: The most regions of one group, and the most 32-bit lanes of its match bits (reference words x lanes).
@@ -45,56 +48,68 @@ GROUP_LANES = 2**18
 ROW_LANES = 500
 #: Bits of a lane.
 LANE = 32
-#: Each byte with its bits in reverse order.
-_REVERSED_BYTES = np.array([int(f"{value:08b}"[::-1], 2) for value in range(256)], dtype=np.uint8)
+#: Each 16-bit number with its bits in reverse order.
+_REVERSED_BYTES = np.array([int(f"{value:08b}"[::-1], 2) for value in range(256)], dtype=np.uint16)
+_REVERSED_UNITS = (_REVERSED_BYTES[np.arange(2**16) & 255] << 8) | _REVERSED_BYTES[np.arange(2**16) >> 8]
 
 
-def union_lcs_on_host(
-    ref_keys: np.ndarray,
-    ref_sentence: np.ndarray,
-    ref_length: np.ndarray,
-    pred_keys: np.ndarray,
-    pred_sentence: np.ndarray,
-    pred_length: np.ndarray,
-    pairs: np.ndarray,
-) -> np.ndarray:
-    """``(P, Lr)`` bool: the reference words of rouge-score's union LCS of each reference sentence against
-    every prediction sentence (:func:`.lcs.union_lcs_marks`), for the pairs numbered in ``pairs`` (the
-    others' marks all False).
+class SideWords(NamedTuple):
+    """One side's words of many pairs, row after row: ``keys`` ``(N,)`` their numbers (equal for equal
+    words of a pair, different across pairs), ``pair`` ``(N,)`` the pair of
+    each, ``place`` ``(N,)`` its place in its row, ``first`` ``(N,)`` bool whether it begins a sentence,
+    and ``lengths`` ``(P,)`` the words of each row."""
 
-    Rows are padded ``(P, Lr)`` and ``(P, Lp)`` word keys: numbers ``0 .. K - 1``, equal for equal words
-    of a pair and different across pairs, for the first ``ref_length`` and ``pred_length`` words; the
-    sentence ids are equal within a sentence and different across a boundary.
+    keys: np.ndarray
+    pair: np.ndarray
+    place: np.ndarray
+    first: np.ndarray
+    lengths: np.ndarray
+
+
+def side_words(keys: np.ndarray, sentences: np.ndarray, lengths: np.ndarray) -> SideWords:
+    """The :class:`SideWords` of padded rows of keys ``(P, L)``, the sentence of each word (equal within a
+    sentence, different across a boundary) and the words of each row ``(P,)``.
 
     Example:
-        >>> ref, pred = np.array([[1, 2, 3, 1, 2]]), np.array([[2, 1, 2, 3]])
-        >>> sentences = np.array([[0, 0, 0, 1, 1]]), np.array([[0, 0, 1, 1]])
-        >>> lengths = np.array([5]), np.array([4])
-        >>> marks = union_lcs_on_host(ref, sentences[0], lengths[0], pred, sentences[1], lengths[1], np.array([0]))
-        >>> marks.astype(int).tolist()
-        [[1, 1, 1, 1, 1]]
+        >>> side_words(np.array([[4, 5, 6], [7, 0, 0]]), np.array([[0, 0, 1], [0, 0, 0]]), np.array([3, 1])).first
+        array([ True, False,  True,  True])
     """
-    marks = np.zeros(ref_keys.shape, dtype=bool)
+    inside = np.arange(keys.shape[1]) < lengths[:, None]
+    starts = np.ones(keys.shape, dtype=bool)
+    starts[:, 1:] = sentences[:, 1:] != sentences[:, :-1]
+    pair = np.repeat(np.arange(keys.shape[0]), lengths)
+    place = np.nonzero(inside)[1]
+    return SideWords(keys[inside], pair, place, starts[inside], lengths)
+
+
+def union_lcs_on_host(pred: SideWords, ref: SideWords, pairs: np.ndarray) -> np.ndarray:
+    """``(N,)`` bool over the reference words: those of rouge-score's union LCS of each reference sentence
+    against every prediction sentence (:func:`.lcs.union_lcs_marks`), for the pairs numbered in ``pairs``
+    (the others' marks all False).
+
+    Example:
+        >>> sentences = np.array([[0, 0, 0, 1, 1]]), np.array([[0, 0, 1, 1]])
+        >>> ref = side_words(np.array([[1, 2, 3, 1, 2]]), sentences[0], np.array([5]))
+        >>> pred = side_words(np.array([[2, 1, 2, 3]]), sentences[1], np.array([4]))
+        >>> union_lcs_on_host(pred, ref, np.array([0])).astype(int).tolist()
+        [1, 1, 1, 1, 1]
+    """
+    marks = np.zeros(ref.keys.shape, dtype=bool)
     if not pairs.shape[0]:
         return marks
-    predictions = _Predictions(pred_keys, pred_sentence, pred_length, ref_keys, ref_length)
-    chosen = np.zeros(ref_keys.shape[0], dtype=bool)
+    predictions = _Predictions(pred, ref)
+    chosen = np.zeros(ref.lengths.shape[0], dtype=bool)
     chosen[pairs] = True
-    pair, start = np.nonzero(_sentence_starts(ref_sentence, ref_length) & chosen[:, None])
+    at = np.nonzero(ref.first & chosen[ref.pair])[0]
+    pair, start = ref.pair[at], ref.place[at]
     same_pair = np.append(pair[1:] == pair[:-1], False)
-    end = np.where(same_pair, np.append(start[1:], 0), ref_length[pair])
+    end = np.where(same_pair, np.append(start[1:], 0), ref.lengths[pair])
+    row_start = np.cumsum(ref.lengths) - ref.lengths
     for regions in _groups(pair, start, end - start, predictions.lanes):
-        group = _Group(predictions, *regions)
+        group = _Group(predictions, row_start, *regions)
         row, region = np.nonzero(group.union_marks())  # (rows, regions), the rows aligned to each region's end
-        marks[regions[0][region], group.ref_positions(row, region)] = True
+        marks[row_start[regions[0][region]] + group.ref_positions(row, region)] = True
     return marks
-
-
-def _sentence_starts(sentence: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """``(P, L)`` bool: the words (of the first ``length`` of each row) that begin a sentence."""
-    first = np.ones(sentence.shape, dtype=bool)
-    first[:, 1:] = sentence[:, 1:] != sentence[:, :-1]
-    return first & (np.arange(sentence.shape[1]) < length[:, None])
 
 
 def _groups(
@@ -125,7 +140,7 @@ def _groups(
     while bounds[-1]:
         bounds.append(int(cut[bounds[-1]]))
     groups = []
-    for end, begin in zip(bounds[:-1], bounds[1:]):
+    for end, begin in itertools.pairwise(bounds):
         first = 0 if begin == 0 else int(last[begin - 1]) + 1
         chosen = order[first : int(last[end - 1]) + 1]
         while chosen.shape[0]:
@@ -144,13 +159,13 @@ def _lanes_of(lane: np.ndarray, bit: np.ndarray, size: int) -> np.ndarray:
 
 
 def _as_int(lanes: np.ndarray) -> int:
-    return int.from_bytes(lanes.tobytes(), "little")
+    return int.from_bytes(lanes, "little")
 
 
 def _reversed(lanes: np.ndarray) -> np.ndarray:
-    """Rows of lanes as bytes, the bits of each row in reverse order."""
-    as_bytes = lanes.view(np.uint8).reshape(*lanes.shape[:-1], -1)
-    reversed_rows: np.ndarray = _REVERSED_BYTES[as_bytes[..., ::-1]]
+    """Rows of lanes (as 16-bit units), the bits of each row in reverse order."""
+    units = lanes.view("<u2")
+    reversed_rows: np.ndarray = np.take(_REVERSED_UNITS, units[..., ::-1])
     return reversed_rows
 
 
@@ -159,45 +174,37 @@ class _Predictions:
     bit) and the last word of each sentence; for every word key the bits of the prediction words with that
     key, as lanes ``masks[offset[key]:]`` (the last key, one past the others, has no bit)."""
 
-    def __init__(
-        self,
-        pred_keys: np.ndarray,
-        pred_sentence: np.ndarray,
-        pred_length: np.ndarray,
-        ref_keys: np.ndarray,
-        ref_length: np.ndarray,
-    ) -> None:
-        first = _sentence_starts(pred_sentence, pred_length)
-        pair, column = np.nonzero(np.arange(pred_keys.shape[1]) < pred_length[:, None])
+    def __init__(self, pred: SideWords, ref: SideWords) -> None:
+        pairs = pred.lengths.shape[0]
+        sentences = np.bincount(pred.pair[pred.first], minlength=pairs)
+        sentences_before = np.cumsum(sentences) - sentences
         # each word's bit in its pair's region: after the guards of the sentences before its own
-        bit = column + np.cumsum(first, axis=1)[pair, column] - 1
-        self.lanes = np.maximum((pred_length + first.sum(1) + LANE - 1) // LANE, 1)
+        bit = pred.place + np.cumsum(pred.first) - sentences_before[pred.pair] - 1
+        self.lanes = np.maximum((pred.lengths + sentences + LANE - 1) // LANE, 1)
         self.start = np.cumsum(self.lanes) - self.lanes
         size = int(self.lanes.sum())
-        last = np.ones(bit.shape, dtype=bool)
-        last[:-1] = (pair[1:] != pair[:-1]) | first[pair[1:], column[1:]]
-        at = self.start[pair] * LANE + bit
+        last = np.ones_like(pred.first)  # the last word of each sentence
+        last[:-1] = pred.first[1:]
+        at = self.start[pred.pair] * LANE + bit
         self.words = _lanes_of(at >> 5, at & 31, size)
         self.ends = _lanes_of(at[last] >> 5, at[last] & 31, size)
-        words = pred_keys[pair, column]
-        ref_pair, ref_column = np.nonzero(np.arange(ref_keys.shape[1]) < ref_length[:, None])
-        keys = 1 + int(max(words.max(initial=-1), ref_keys[ref_pair, ref_column].max(initial=-1)))
-        key_pair = np.zeros(keys, dtype=np.int64)
-        key_pair[words] = pair
-        key_pair[ref_keys[ref_pair, ref_column]] = ref_pair
+        key_pair = np.zeros(1 + int(max(pred.keys.max(initial=-1), ref.keys.max(initial=-1))), dtype=np.int64)
+        key_pair[pred.keys] = pred.pair
+        key_pair[ref.keys] = ref.pair
         key_lanes = self.lanes[key_pair]
         self.offset = np.append(np.cumsum(key_lanes) - key_lanes, key_lanes.sum())  # the last: no bit
-        mask_at = self.offset[words] * LANE + bit
+        mask_at = self.offset[pred.keys] * LANE + bit
         self.masks = _lanes_of(mask_at >> 5, mask_at & 31, int(key_lanes.sum()) + int(self.lanes.max()))
-        self.ref_keys = ref_keys
-        self.ref_length = ref_length
+        self.ref_keys = ref.keys
 
 
 class _Group:
     """Regions of one group: a reference's words ``start .. start + length`` of ``pair`` against the pair's
     prediction, the references aligned to the group's last row, as integers of the regions end to end."""
 
-    def __init__(self, predictions: _Predictions, pair: np.ndarray, start: np.ndarray, length: np.ndarray) -> None:
+    def __init__(
+        self, predictions: _Predictions, row_start: np.ndarray, pair: np.ndarray, start: np.ndarray, length: np.ndarray
+    ) -> None:
         self.length = length
         self.start = start
         self.rows = int(length.max(initial=0))
@@ -209,13 +216,13 @@ class _Group:
         source = predictions.start[pair][region] + within  # each lane's lane of its pair's prediction
         self.words, self.ends = predictions.words[source], predictions.ends[source]
         # row r holds reference word start + length - rows + r
-        position = start[:, None] + length[:, None] - self.rows + np.arange(self.rows)
+        position = (row_start[pair] + start + length - self.rows)[None, :] + np.arange(self.rows)[:, None]
         keys = np.where(
-            position >= start[:, None],
-            predictions.ref_keys[pair[:, None], np.maximum(position, 0)],
+            position >= (row_start[pair] + start)[None, :],
+            predictions.ref_keys[np.maximum(position, 0)],
             predictions.offset.shape[0] - 1,
         )
-        first = np.ascontiguousarray(predictions.offset[keys].T)  # (rows, regions): where each mask starts
+        first = predictions.offset[keys]  # (rows, regions): where each mask starts
         self.matches = predictions.masks[np.add(first[:, region], within, order="C")]  # (rows, size)
 
     def ref_positions(self, row: np.ndarray, region: np.ndarray) -> np.ndarray:
@@ -238,20 +245,19 @@ class _Group:
         if not along:
             return np.zeros((0, self.length.shape[0]), dtype=bool)
         # backwards, bits reversed: a walk along the prediction is then a carry towards higher bits
-        words_reversed = int.from_bytes(_reversed(self.words).tobytes(), "little")
-        entering = int.from_bytes(_reversed(self.ends).tobytes(), "little")  # every walk starts at a last cell
+        words_reversed = _as_int(_reversed(self.words))
+        entering = _as_int(_reversed(self.ends))  # every walk starts at its sentence pair's last cell
         steps_reversed = _reversed(np.frombuffer(b"".join(along), dtype="<u4").reshape(self.rows, self.size))
         matches_reversed = _reversed(self.matches)
         taken_lines = []
         for position in reversed(range(self.rows)):
-            steps = int.from_bytes(steps_reversed[position].tobytes(), "little")
+            steps = _as_int(steps_reversed[position])
             total = steps + entering
             stops = total ^ (total & steps)
-            taken = stops & int.from_bytes(matches_reversed[position].tobytes(), "little")
+            taken = stops & _as_int(matches_reversed[position])
             taken_lines.append(taken.to_bytes(size, "little"))
             entering = ((taken << 1) | (stops ^ taken)) & words_reversed
-        # taken_lines run from the last row up, each with its bytes reversed: flip both back
-        found = np.frombuffer(b"".join(taken_lines), dtype=np.uint8).reshape(self.rows, size)[::-1, ::-1]
-        lanes_taken = found.reshape(self.rows, self.size, 4).any(-1)
-        taken_any: np.ndarray = np.logical_or.reduceat(lanes_taken, self.region_start, axis=1)
+        # taken_lines run from the last row up, each with its bits reversed: flip both back
+        reversed_lanes = np.frombuffer(b"".join(taken_lines), dtype="<u4").reshape(self.rows, self.size)
+        taken_any: np.ndarray = np.logical_or.reduceat(reversed_lanes[::-1, ::-1] != 0, self.region_start, axis=1)
         return taken_any

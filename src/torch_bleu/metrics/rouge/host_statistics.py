@@ -21,7 +21,7 @@ import numpy as np
 from rapidfuzz.distance import LCSseq
 from rapidfuzz.process import cpdist
 
-from .bit_lcs import union_lcs_on_host
+from .bit_lcs import SideWords, side_words, union_lcs_on_host
 
 #: The highest key (a word's number within its pair) written as one UTF-16 unit: below the surrogates.
 _UTF16_KEYS = 0xD800
@@ -38,7 +38,7 @@ def host_pair_statistics(
 ) -> np.ndarray:
     """``(P, T, 3)`` int64 hits, prediction count and reference count of each pair for each type, as
     :func:`.statistics.pair_statistics` (``orders``: ``N`` for ``rougeN``, ``0`` for ``rougeL``, ``-1``
-    for ``rougeLsum``), of padded NumPy rows of word ids packed to the front.
+    for ``rougeLsum``), of padded NumPy rows of word ids packed to the front and the sentence of each word.
 
     Example:
         >>> rows = np.array([[3, 1, 2, 0]]), np.array([[1, 2, 3, 5]])
@@ -46,22 +46,23 @@ def host_pair_statistics(
         >>> host_pair_statistics(rows[0], np.array([3]), one, rows[1], np.array([4]), one, (1, 2, 0, -1)).tolist()
         [[[3, 3, 4], [1, 2, 3], [2, 3, 4], [2, 3, 4]]]
     """
-    pairs = pred.shape[0]
-    words = _PairKeys(pred, pred_lengths, ref, ref_lengths)
+    lengths = pred_lengths.astype(np.int64), ref_lengths.astype(np.int64)
+    words = _PairKeys(side_words(pred, pred_sentences, lengths[0]), side_words(ref, ref_sentences, lengths[1]))
     highest = max(orders)
-    ngram_hits = words.ngram_hits(highest) if highest > 0 else np.zeros((pairs, 0), dtype=np.int64)
+    ngram_hits = words.ngram_hits(highest) if highest > 0 else None
     lcs = words.lcs_lengths() if min(orders) <= 0 else None
     columns = []
     for order in orders:
         if order > 0:
+            assert ngram_hits is not None
             hits = ngram_hits[:, order - 1]
-            counts = [np.maximum(lengths - order + 1, 0) for lengths in (pred_lengths, ref_lengths)]
+            counts = [np.maximum(side - order + 1, 0) for side in lengths]
         else:
             assert lcs is not None
-            hits = lcs if order == 0 else words.union_hits(lcs, pred_sentences, ref_sentences)
-            counts = [pred_lengths, ref_lengths]
+            hits = lcs if order == 0 else words.union_hits(lcs)
+            counts = list(lengths)
         columns.append(np.stack([hits, *counts], -1))
-    return np.stack(columns, 1).astype(np.int64).reshape(pairs, len(orders), 3)
+    return np.stack(columns, 1).reshape(pred.shape[0], len(orders), 3)
 
 
 def _dense(values: np.ndarray) -> tuple[np.ndarray, int]:
@@ -82,19 +83,14 @@ def _dense(values: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 class _PairKeys:
-    """The words of pairs of rows as keys: ``pred`` and ``ref`` ``(N,)`` the keys of each side's words, row
-    after row, ``pred_pair`` and ``ref_pair`` their pairs, ``distinct`` the number of keys, the keys of a
-    pair ``first[pair] ..`` (numbered in the order of pairs, then of words)."""
+    """The words of pairs of rows numbered as keys (:class:`.bit_lcs.SideWords`: a key per distinct word of
+    a pair, numbered in the order of pairs, then of words), ``distinct`` keys, those of pair ``p`` from
+    ``first[p]``."""
 
-    def __init__(self, pred: np.ndarray, pred_lengths: np.ndarray, ref: np.ndarray, ref_lengths: np.ndarray) -> None:
-        self.pairs = pred.shape[0]
-        self.lengths = (pred_lengths.astype(np.int64), ref_lengths.astype(np.int64))
-        self.pred_inside = np.arange(pred.shape[1]) < pred_lengths[:, None]
-        self.ref_inside = np.arange(ref.shape[1]) < ref_lengths[:, None]
-        self.pred_pair = np.repeat(np.arange(self.pairs), self.lengths[0])
-        self.ref_pair = np.repeat(np.arange(self.pairs), self.lengths[1])
-        words = np.concatenate([pred[self.pred_inside], ref[self.ref_inside]]).astype(np.int64)
-        pair = np.concatenate([self.pred_pair, self.ref_pair])
+    def __init__(self, pred: SideWords, ref: SideWords) -> None:
+        self.pairs = pred.lengths.shape[0]
+        words = np.concatenate([pred.keys, ref.keys]).astype(np.int64)
+        pair = np.concatenate([pred.pair, ref.pair])
         low = int(words.min(initial=0))
         span = int(words.max(initial=0)) - low + 1
         if self.pairs * span < 2**62:
@@ -102,8 +98,8 @@ class _PairKeys:
         else:
             word_numbers, distinct_words = _dense(words - low)
             keys, self.distinct = _dense(pair * distinct_words + word_numbers)
-        split = self.pred_pair.shape[0]
-        self.pred, self.ref = keys[:split], keys[split:]
+        split = pred.keys.shape[0]
+        self.pred, self.ref = pred._replace(keys=keys[:split]), ref._replace(keys=keys[split:])
         self.key_pair = np.zeros(self.distinct, dtype=np.int64)
         self.key_pair[keys] = pair
         per_pair = np.bincount(self.key_pair, minlength=self.pairs)
@@ -116,72 +112,43 @@ class _PairKeys:
 
     def ngram_hits(self, highest: int) -> np.ndarray:
         """``(P, highest)`` the clipped n-gram matches of orders ``1 .. highest``."""
-        hits = [self._clipped(self.pred, self.ref, self.key_pair, self.distinct)]
-        sides = []  # each side's keys, their pairs, and the words from each to its row's end
-        for keys, pair, lengths in (
-            (self.pred, self.pred_pair, self.lengths[0]),
-            (self.ref, self.ref_pair, self.lengths[1]),
-        ):
-            place = np.arange(keys.shape[0]) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-            sides.append((keys, pair, lengths[pair] - place))
-        codes = [self.pred, self.ref]  # the key of the (order - 1)-gram that starts at each word
+        hits = [self._clipped(self.pred.keys, self.ref.keys, self.key_pair, self.distinct)]
+        sides = (self.pred, self.ref)
+        left = [side.lengths[side.pair] - side.place for side in sides]  # words from each to its row's end
+        codes = [side.keys for side in sides]  # the key of the (order - 1)-gram that starts at each word
         for order in range(2, highest + 1):
-            starts = [np.nonzero(left >= order)[0] for _, _, left in sides]
+            starts = [np.nonzero(words_left >= order)[0] for words_left in left]
             values = [
-                code[start] * self.distinct + keys[start + order - 1]
-                for code, (keys, _, _), start in zip(codes, sides, starts)
+                code[start] * self.distinct + side.keys[start + order - 1]
+                for code, side, start in zip(codes, sides, starts)
             ]
             numbers, grams = _dense(np.concatenate(values))
             gram_pair = np.zeros(grams, dtype=np.int64)
-            gram_pair[numbers] = np.concatenate([pair[start] for (_, pair, _), start in zip(sides, starts)])
+            gram_pair[numbers] = np.concatenate([side.pair[start] for side, start in zip(sides, starts)])
             split = values[0].shape[0]
             hits.append(self._clipped(numbers[:split], numbers[split:], gram_pair, grams))
-            codes = [np.zeros_like(keys) for keys, _, _ in sides]
+            codes = [np.zeros_like(side.keys) for side in sides]
             codes[0][starts[0]], codes[1][starts[1]] = numbers[:split], numbers[split:]
         return np.stack(hits, -1)
 
     def lcs_lengths(self) -> np.ndarray:
         """``(P,)`` the LCS of each pair's rows."""
-        rows = [
-            _key_strings(keys - self.first[pair], lengths)
-            for keys, pair, lengths in (
-                (self.pred, self.pred_pair, self.lengths[0]),
-                (self.ref, self.ref_pair, self.lengths[1]),
-            )
-        ]
         if not self.pairs:
             return np.zeros(0, dtype=np.int64)
+        rows = [_key_strings(side.keys - self.first[side.pair], side.lengths) for side in (self.pred, self.ref)]
         lengths: np.ndarray = cpdist(rows[0], rows[1], scorer=LCSseq.similarity, dtype=np.int64, workers=1)
         return lengths
 
-    def union_hits(self, lcs: np.ndarray, pred_sentences: np.ndarray, ref_sentences: np.ndarray) -> np.ndarray:
-        """``(P,)`` rougeLsum's hits, the LCS lengths ``lcs`` where both summaries are one sentence."""
-        several = [
-            _sentence_count(sentences, inside) > 1
-            for sentences, inside in ((pred_sentences, self.pred_inside), (ref_sentences, self.ref_inside))
-        ]
-        union = np.nonzero((several[0] | several[1]) & (self.lengths[0] > 0) & (self.lengths[1] > 0))[0]
+    def union_hits(self, lcs: np.ndarray) -> np.ndarray:
+        """``(P,)`` rougeLsum's hits, given the LCS lengths ``lcs`` (the hits where both are one sentence)."""
+        sentences = [np.bincount(side.pair[side.first], minlength=self.pairs) for side in (self.pred, self.ref)]
+        several = (sentences[0] > 1) | (sentences[1] > 1)
+        union = np.nonzero(several & (sentences[0] > 0) & (sentences[1] > 0))[0]
         if not union.shape[0]:
             return lcs
-        rows = []
-        for keys, inside in ((self.pred, self.pred_inside), (self.ref, self.ref_inside)):
-            row = np.zeros(inside.shape, dtype=np.int64)
-            row[inside] = keys
-            rows.append(row)
-        marks = union_lcs_on_host(
-            rows[1], ref_sentences, self.lengths[1], rows[0], pred_sentences, self.lengths[0], union
-        )
-        marked = marks[self.ref_inside]
-        hits = self._clipped(self.pred, self.ref[marked], self.key_pair, self.distinct)
-        return np.where(several[0] | several[1], hits, lcs)
-
-
-def _sentence_count(sentences: np.ndarray, inside: np.ndarray) -> np.ndarray:
-    """``(P,)`` how many sentences the words of each row (``inside``) stand on."""
-    starts = inside.copy()
-    starts[:, 1:] &= sentences[:, 1:] != sentences[:, :-1]
-    counts: np.ndarray = starts.sum(1)
-    return counts
+        marked = union_lcs_on_host(self.pred, self.ref, union)
+        hits = self._clipped(self.pred.keys, self.ref.keys[marked], self.key_pair, self.distinct)
+        return np.where(several, hits, lcs)
 
 
 def _key_strings(local: np.ndarray, lengths: np.ndarray) -> list[str] | list[list[int]]:
