@@ -61,7 +61,8 @@ def pair_statistics(pairs: WordPairs, orders: tuple[int, ...]) -> Tensor:
         [[[3, 3, 4], [1, 2, 3], [2, 3, 4], [2, 3, 4]]]
     """
     if sizes_from_data(pairs.pred):
-        host = host_pair_statistics(*(to_host(rows) for rows in pairs), orders)
+        rows = [to_host(rows) for rows in pairs]
+        host = host_pair_statistics(rows[0], rows[1], rows[2], rows[3], rows[4], rows[5], orders)
         return torch.from_numpy(host).to(pairs.pred.device)
     pred_column = torch.arange(pairs.pred.shape[1], device=pairs.pred.device)
     ref_column = torch.arange(pairs.ref.shape[1], device=pairs.ref.device)
