@@ -130,15 +130,10 @@ def _groups(
     lengths, last = np.unique(length[order], return_index=True)
     last = np.append(last[1:], order.shape[0]) - 1  # the last region of each length, in order
     lanes_to = np.append(0, lanes[last])  # lanes of the regions up to each distinct length
-    least = np.zeros(lengths.shape[0] + 1)
-    cut = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
-    for end in range(1, lengths.shape[0] + 1):  # least[end]: the best cost of the first ``end`` lengths
-        costs = least[:end] + lengths[end - 1] * (ROW_LANES + lanes_to[end] - lanes_to[:end])
-        cut[end] = int(np.argmin(costs))
-        least[end] = costs[cut[end]]
+    cut = _cheapest_cuts(lengths.tolist(), lanes_to.tolist())
     bounds = [lengths.shape[0]]
     while bounds[-1]:
-        bounds.append(int(cut[bounds[-1]]))
+        bounds.append(cut[bounds[-1]])
     groups = []
     for end, begin in itertools.pairwise(bounds):
         first = 0 if begin == 0 else int(last[begin - 1]) + 1
@@ -149,6 +144,20 @@ def _groups(
             groups.append((pair[chosen[:taken]], start[chosen[:taken]], length[chosen[:taken]]))
             chosen = chosen[taken:]
     return groups
+
+
+def _cheapest_cuts(lengths: list[int], lanes_to: list[int]) -> list[int]:
+    """For each ``end``, where the last group of the cheapest grouping of the first ``end`` lengths begins
+    (``lanes_to[k]``: the lanes of the regions of the first ``k`` lengths)."""
+    least = [0]
+    cut = [0]
+    for end in range(1, len(lengths) + 1):
+        rows, lanes = lengths[end - 1], ROW_LANES + lanes_to[end]
+        costs = [least[begin] + rows * (lanes - lanes_to[begin]) for begin in range(end)]
+        best = min(range(end), key=costs.__getitem__)
+        cut.append(best)
+        least.append(costs[best])
+    return cut
 
 
 def _lanes_of(lane: np.ndarray, bit: np.ndarray, size: int) -> np.ndarray:
