@@ -41,7 +41,7 @@ from typing import NamedTuple
 import numpy as np
 
 #: The most regions of one group, and the most 32-bit lanes of its match bits (reference words x lanes).
-GROUP = 512
+GROUP = 2**12
 GROUP_LANES = 2**18
 #: The cost of a row of a group beside its lanes, as a number of lanes (the conversions and arithmetic of
 #: Python integers cost about 5 ns a byte, a row's other work about 10 us).
