@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from torch_bleu import sentence_rouge
-from torch_bleu.metrics.rouge import bit_lcs
+from torch_bleu.metrics.rouge import bit_lcs, host_statistics
 from torch_bleu.metrics.rouge.host_statistics import host_pair_statistics
 from torch_bleu.metrics.rouge.words import text_words
 
@@ -90,6 +90,25 @@ def test_lcs_and_union_equal_rouge_score(pairs):
 @given(pairs=st.lists(st.tuples(long_sentences, long_sentences | sentences), min_size=1, max_size=3))
 def test_long_rows_equal_rouge_score(pairs):
     _check(pairs)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(pairs=st.lists(st.tuples(sentences, sentences), min_size=1, max_size=6), data=st.data())
+def test_any_word_numbers_and_rows_as_lists_count_alike(monkeypatch, pairs, data):
+    """Word ids anywhere in int64 (numbered another way where pairs times ids overflow) and rows handed to
+    rapidfuzz as lists (where a pair has too many words for one UTF-16 unit each) change nothing."""
+    ref, ref_lines, ref_length = _rows([reference for reference, _ in pairs], -1)
+    pred, pred_lines, pred_length = _rows([prediction for _, prediction in pairs], -2)
+    orders = (1, 2, 3, 0, -1)
+    expected = host_pair_statistics(pred, pred_length, pred_lines, ref, ref_length, ref_lines, orders)
+    values = np.array(data.draw(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=4, max_size=4, unique=True)))
+    huge = [np.where(rows >= 0, values[rows % 4], rows) for rows in (pred, ref)]
+    found = host_pair_statistics(huge[0], pred_length, pred_lines, huge[1], ref_length, ref_lines, orders)
+    assert found.tolist() == expected.tolist()
+    with monkeypatch.context() as patched:
+        patched.setattr(host_statistics, "_UTF16_KEYS", 1)
+        found = host_pair_statistics(pred, pred_length, pred_lines, ref, ref_length, ref_lines, orders)
+    assert found.tolist() == expected.tolist()
 
 
 def test_many_pairs_in_several_groups(monkeypatch):
