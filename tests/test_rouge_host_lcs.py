@@ -35,6 +35,11 @@ def _rows(summaries: list[list[list[int]]], pad: int) -> tuple[np.ndarray, np.nd
     return ids, line_ids, np.array(list(map(len, words)), dtype=np.int64)
 
 
+def _statistics(*rows: np.ndarray, orders: tuple[int, ...]) -> np.ndarray:
+    """The host's statistics of padded rows: the prediction's words, lines and lengths, then the reference's."""
+    return host_pair_statistics(bit_lcs.side_words(*rows[:3]), bit_lcs.side_words(*rows[3:]), orders)
+
+
 def _expected_union(reference: list[list[int]], prediction: list[list[int]]) -> list[bool]:
     """rouge-score's union LCS words of every reference sentence, as marks over the reference's words."""
     candidates = [sentence for sentence in prediction if sentence]
@@ -59,7 +64,7 @@ def _check(pairs: list[tuple[list[list[int]], list[list[int]]]]) -> None:
     flat = bit_lcs.union_lcs_on_host(*sides, every)
     marks = np.zeros(ref.shape, dtype=bool)
     marks[np.arange(ref.shape[1]) < ref_length[:, None]] = flat
-    statistics = host_pair_statistics(pred, pred_length, pred_lines, ref, ref_length, ref_lines, (1, 2, 0, -1))
+    statistics = _statistics(pred, pred_lines, pred_length, ref, ref_lines, ref_length, orders=(1, 2, 0, -1))
     scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeLsum"])
     for index, (reference, prediction) in enumerate(pairs):
         flat_ref = [word for sentence in reference for word in sentence]
@@ -100,14 +105,14 @@ def test_any_word_numbers_and_rows_as_lists_count_alike(monkeypatch, pairs, data
     ref, ref_lines, ref_length = _rows([reference for reference, _ in pairs], -1)
     pred, pred_lines, pred_length = _rows([prediction for _, prediction in pairs], -2)
     orders = (1, 2, 3, 0, -1)
-    expected = host_pair_statistics(pred, pred_length, pred_lines, ref, ref_length, ref_lines, orders)
+    expected = _statistics(pred, pred_lines, pred_length, ref, ref_lines, ref_length, orders=orders)
     values = np.array(data.draw(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=4, max_size=4, unique=True)))
     huge = [np.where(rows >= 0, values[rows % 4], rows) for rows in (pred, ref)]
-    found = host_pair_statistics(huge[0], pred_length, pred_lines, huge[1], ref_length, ref_lines, orders)
+    found = _statistics(huge[0], pred_lines, pred_length, huge[1], ref_lines, ref_length, orders=orders)
     assert found.tolist() == expected.tolist()
     with monkeypatch.context() as patched:
         patched.setattr(host_statistics, "_UTF16_KEYS", 1)
-        found = host_pair_statistics(pred, pred_length, pred_lines, ref, ref_length, ref_lines, orders)
+        found = _statistics(pred, pred_lines, pred_length, ref, ref_lines, ref_length, orders=orders)
     assert found.tolist() == expected.tolist()
 
 

@@ -3,7 +3,8 @@ subword ids), brought to pairs of rows of numbered words (:class:`.statistics.Wo
 (:func:`.statistics.pair_statistics`), and each prediction's references combined
 (:func:`.statistics.reference_choice`).
 
-Strings are read on the host (:mod:`.words`); ids, and subword ids decoded by the detokenizer, are
+Strings are read and counted on the host (:mod:`.words`, :mod:`.host_statistics`, their words
+taken text after text, never padded); ids, and subword ids decoded by the detokenizer, are
 counted on their device with sizes from shapes only, but for stemmed subword ids: their decoded text
 is read back to the host, where the stemmer is.
 """
@@ -23,8 +24,10 @@ from ...inputs.batch import SEQUENCES
 from ...inputs.ids import token_batch
 from ...inputs.strings import sentences, subword_batch
 from ...text.code_points import strings_from_rows
+from .bit_lcs import SideWords
 from .code_points import rouge_char_words
 from .config import ROUGEConfig
+from .host_statistics import host_pair_statistics
 from .statistics import WordPairs, pair_statistics, reference_choice
 from .words import TextWords, text_words
 
@@ -112,12 +115,9 @@ def _of_strings(hypotheses: list[str], references: list[list[str]], config: ROUG
     words = text_words(
         [*hypotheses, *(text for texts in references for text in texts)], config.tokenize, config.use_stemmer
     )
-    starts = np.cumsum(words.lengths) - words.lengths
     pair_sentence = np.repeat(np.arange(batch), counts)
-    ref_texts = batch + np.arange(int(counts.sum()))
-    rows = [_padded(words, starts, texts) for texts in (pair_sentence, ref_texts)]
-    pairs = WordPairs(*rows[0], *rows[1])
-    statistics = pair_statistics(pairs, config.orders)
+    sides = (_side(words, pair_sentence), _side(words, batch + np.arange(int(counts.sum()))))
+    statistics = torch.from_numpy(host_pair_statistics(*sides, config.orders))
     most = int(counts.max(initial=1))
     slot = torch.from_numpy(
         pair_sentence * most + np.arange(len(pair_sentence)) - np.repeat(np.cumsum(counts) - counts, counts)
@@ -131,14 +131,17 @@ def _of_strings(hypotheses: list[str], references: list[list[str]], config: ROUG
     )
 
 
-def _padded(words: TextWords, starts: np.ndarray, texts: np.ndarray) -> tuple[Tensor, Tensor, Tensor]:
-    """The words of ``texts`` (indices) as padded rows, their lengths and the lines of their words."""
+def _side(words: TextWords, texts: np.ndarray) -> SideWords:
+    """The words of ``texts`` (indices), text after text, one side of pairs."""
     lengths = words.lengths[texts]
-    column = np.arange(int(lengths.max(initial=0)))
-    total = words.ids.shape[0]
-    position = np.where(column < lengths[:, None], starts[texts][:, None] + column, total)  # past: a spare 0
-    ids, lines = (np.append(values, 0)[position] for values in (words.ids, words.lines))
-    return torch.from_numpy(ids), torch.from_numpy(lengths), torch.from_numpy(lines)
+    pair = np.repeat(np.arange(texts.shape[0]), lengths)
+    row_start = np.cumsum(lengths) - lengths
+    place = np.arange(int(lengths.sum())) - row_start[pair]
+    index = (np.cumsum(words.lengths) - words.lengths)[texts][pair] + place
+    lines = words.lines[index]
+    first = place == 0  # a text repeated for each of its references keeps its line numbers
+    first[1:] |= lines[1:] != lines[:-1]
+    return SideWords(words.ids[index], pair, place, first, lengths)
 
 
 def checked_text(preds: Any, target: Any, config: ROUGEConfig) -> tuple[list[str], list[list[str]]] | None:

@@ -21,33 +21,26 @@ import numpy as np
 from rapidfuzz.distance import LCSseq
 from rapidfuzz.process import cpdist
 
-from .bit_lcs import SideWords, side_words, union_lcs_on_host
+from .bit_lcs import SideWords, union_lcs_on_host
 
 #: The highest key (a word's number within its pair) written as one UTF-16 unit: below the surrogates.
 _UTF16_KEYS = 0xD800
 
 
-def host_pair_statistics(
-    pred: np.ndarray,
-    pred_lengths: np.ndarray,
-    pred_sentences: np.ndarray,
-    ref: np.ndarray,
-    ref_lengths: np.ndarray,
-    ref_sentences: np.ndarray,
-    orders: tuple[int, ...],
-) -> np.ndarray:
+def host_pair_statistics(pred: SideWords, ref: SideWords, orders: tuple[int, ...]) -> np.ndarray:
     """``(P, T, 3)`` int64 hits, prediction count and reference count of each pair for each type, as
     :func:`.statistics.pair_statistics` (``orders``: ``N`` for ``rougeN``, ``0`` for ``rougeL``, ``-1``
-    for ``rougeLsum``), of padded NumPy rows of word ids packed to the front and the sentence of each word.
+    for ``rougeLsum``), of the words of both sides of every pair (any int64 word ids).
 
     Example:
-        >>> rows = np.array([[3, 1, 2, 0]]), np.array([[1, 2, 3, 5]])
+        >>> from torch_bleu.metrics.rouge.bit_lcs import side_words
         >>> one = np.zeros((1, 4), dtype=np.int64)
-        >>> host_pair_statistics(rows[0], np.array([3]), one, rows[1], np.array([4]), one, (1, 2, 0, -1)).tolist()
+        >>> pred = side_words(np.array([[3, 1, 2, 0]]), one, np.array([3]))
+        >>> ref = side_words(np.array([[1, 2, 3, 5]]), one, np.array([4]))
+        >>> host_pair_statistics(pred, ref, (1, 2, 0, -1)).tolist()
         [[[3, 3, 4], [1, 2, 3], [2, 3, 4], [2, 3, 4]]]
     """
-    lengths = pred_lengths.astype(np.int64), ref_lengths.astype(np.int64)
-    words = _PairKeys(side_words(pred, pred_sentences, lengths[0]), side_words(ref, ref_sentences, lengths[1]))
+    words = _PairKeys(pred, ref)
     highest = max(orders)
     ngram_hits = words.ngram_hits(highest) if highest > 0 else None
     lcs = words.lcs_lengths() if min(orders) <= 0 else None
@@ -56,13 +49,13 @@ def host_pair_statistics(
         if order > 0:
             assert ngram_hits is not None
             hits = ngram_hits[:, order - 1]
-            counts = [np.maximum(side - order + 1, 0) for side in lengths]
+            counts = [np.maximum(side.lengths - order + 1, 0) for side in (pred, ref)]
         else:
             assert lcs is not None
             hits = lcs if order == 0 else words.union_hits(lcs)
-            counts = list(lengths)
+            counts = [pred.lengths, ref.lengths]
         columns.append(np.stack([hits, *counts], -1))
-    return np.stack(columns, 1).reshape(pred.shape[0], len(orders), 3)
+    return np.stack(columns, 1).astype(np.int64).reshape(pred.lengths.shape[0], len(orders), 3)
 
 
 def _dense(values: np.ndarray) -> tuple[np.ndarray, int]:
@@ -93,11 +86,10 @@ class _PairKeys:
         pair = np.concatenate([pred.pair, ref.pair])
         low = int(words.min(initial=0))
         span = int(words.max(initial=0)) - low + 1
-        if self.pairs * span < 2**62:
-            keys, self.distinct = _dense(pair * span + (words - low))
-        else:
-            word_numbers, distinct_words = _dense(words - low)
-            keys, self.distinct = _dense(pair * distinct_words + word_numbers)
+        if self.pairs * span >= 2**62:  # number the words first (any int64: differences may overflow)
+            words = np.unique(words, return_inverse=True)[1].reshape(-1)
+            low, span = 0, int(words.max(initial=0)) + 1
+        keys, self.distinct = _dense(pair * span + (words - low))
         split = pred.keys.shape[0]
         self.pred, self.ref = pred._replace(keys=keys[:split]), ref._replace(keys=keys[split:])
         self.key_pair = np.zeros(self.distinct, dtype=np.int64)

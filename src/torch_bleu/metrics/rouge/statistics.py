@@ -22,6 +22,7 @@ from torch import Tensor
 
 from ...arrays import as_tensor, sizes_from_data, to_host
 from ...engine import StackedRows, clipped_matches
+from .bit_lcs import side_words
 from .host_statistics import host_pair_statistics
 from .lcs import lcs_lengths, union_lcs_marks
 from .score import rouge_scores
@@ -62,7 +63,8 @@ def pair_statistics(pairs: WordPairs, orders: tuple[int, ...]) -> Tensor:
     """
     if sizes_from_data(pairs.pred):
         rows = [to_host(rows) for rows in pairs]
-        host = host_pair_statistics(rows[0], rows[1], rows[2], rows[3], rows[4], rows[5], orders)
+        sides = side_words(rows[0], rows[2], rows[1]), side_words(rows[3], rows[5], rows[4])
+        host = host_pair_statistics(*sides, orders)
         return torch.from_numpy(host).to(pairs.pred.device)
     pred_column = torch.arange(pairs.pred.shape[1], device=pairs.pred.device)
     ref_column = torch.arange(pairs.ref.shape[1], device=pairs.ref.device)
