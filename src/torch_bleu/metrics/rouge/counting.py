@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ...arrays import pack_kept
+from ...arrays import pack_kept, sizes_from_data, to_host
 from ...detokenize.pipeline import decoded_text
 from ...engine.rows import stack_rows
 from ...inputs.batch import SEQUENCES
@@ -29,7 +29,7 @@ from .code_points import rouge_char_words
 from .config import ROUGEConfig
 from .host_statistics import host_pair_statistics
 from .statistics import WordPairs, pair_statistics, reference_choice
-from .words import TextWords, text_words
+from .words import text_words
 
 
 def sentence_statistics(preds: Any, target: Any, config: ROUGEConfig) -> tuple[Tensor, Tensor]:
@@ -90,17 +90,28 @@ def _of_rows(
     """Statistics and scores of ``(B, 1 + R, L)`` rows of words packed to the front, and their lines."""
     batch, sources, width = words.shape
     references = sources - 1
-    expanded = (batch, references, width)
-    rows = (batch * references, width)
-    pairs = WordPairs(
-        words[:, :1].expand(expanded).reshape(rows),
-        lengths[:, :1].expand(batch, references).reshape(rows[0]),
-        lines[:, :1].expand(expanded).reshape(rows),
-        words[:, 1:].reshape(rows),
-        lengths[:, 1:].reshape(rows[0]),
-        lines[:, 1:].reshape(rows),
-    )
-    statistics = pair_statistics(pairs, config.orders).reshape(batch, references, len(config.types), 3)
+    if sizes_from_data(words):  # on the host: the words row after row, as text's are
+        inside = to_host(torch.arange(width, device=lengths.device) < lengths[..., None])
+        flat = [to_host(values)[inside] for values in (words, lines)]
+        texts = np.arange(batch)[:, None] * sources
+        sides = [
+            _side(flat[0], flat[1], to_host(lengths).reshape(-1), chosen)
+            for chosen in (np.repeat(texts[:, 0], references), (texts + np.arange(1, sources)).reshape(-1))
+        ]
+        statistics = torch.from_numpy(host_pair_statistics(sides[0], sides[1], config.orders))
+    else:
+        expanded = (batch, references, width)
+        rows = (batch * references, width)
+        pairs = WordPairs(
+            words[:, :1].expand(expanded).reshape(rows),
+            lengths[:, :1].expand(batch, references).reshape(rows[0]),
+            lines[:, :1].expand(expanded).reshape(rows),
+            words[:, 1:].reshape(rows),
+            lengths[:, 1:].reshape(rows[0]),
+            lines[:, 1:].reshape(rows),
+        )
+        statistics = pair_statistics(pairs, config.orders)
+    statistics = statistics.reshape(batch, references, len(config.types), 3).to(words.device)
     if present is None:
         present = torch.ones((batch, references), dtype=torch.bool, device=words.device)
     return reference_choice(statistics, present, config.accumulate)
@@ -116,8 +127,11 @@ def _of_strings(hypotheses: list[str], references: list[list[str]], config: ROUG
         [*hypotheses, *(text for texts in references for text in texts)], config.tokenize, config.use_stemmer
     )
     pair_sentence = np.repeat(np.arange(batch), counts)
-    sides = (_side(words, pair_sentence), _side(words, batch + np.arange(int(counts.sum()))))
-    statistics = torch.from_numpy(host_pair_statistics(*sides, config.orders))
+    sides = [
+        _side(words.ids, words.lines, words.lengths, texts)
+        for texts in (pair_sentence, batch + np.arange(int(counts.sum())))
+    ]
+    statistics = torch.from_numpy(host_pair_statistics(sides[0], sides[1], config.orders))
     most = int(counts.max(initial=1))
     slot = torch.from_numpy(
         pair_sentence * most + np.arange(len(pair_sentence)) - np.repeat(np.cumsum(counts) - counts, counts)
@@ -131,17 +145,17 @@ def _of_strings(hypotheses: list[str], references: list[list[str]], config: ROUG
     )
 
 
-def _side(words: TextWords, texts: np.ndarray) -> SideWords:
-    """The words of ``texts`` (indices), text after text, one side of pairs."""
-    lengths = words.lengths[texts]
-    pair = np.repeat(np.arange(texts.shape[0]), lengths)
-    row_start = np.cumsum(lengths) - lengths
-    place = np.arange(int(lengths.sum())) - row_start[pair]
-    index = (np.cumsum(words.lengths) - words.lengths)[texts][pair] + place
-    lines = words.lines[index]
+def _side(ids: np.ndarray, lines: np.ndarray, lengths: np.ndarray, texts: np.ndarray) -> SideWords:
+    """One side of pairs: the words of ``texts`` (indices of texts whose word ``ids`` and ``lines`` lie text
+    after text, ``lengths`` words each), text after text."""
+    chosen = lengths[texts]
+    pair = np.repeat(np.arange(texts.shape[0]), chosen)
+    place = np.arange(int(chosen.sum())) - (np.cumsum(chosen) - chosen)[pair]
+    index = (np.cumsum(lengths) - lengths)[texts][pair] + place
+    line = lines[index]
     first = place == 0  # a text repeated for each of its references keeps its line numbers
-    first[1:] |= lines[1:] != lines[:-1]
-    return SideWords(words.ids[index], pair, place, first, lengths)
+    first[1:] |= line[1:] != line[:-1]
+    return SideWords(ids[index], pair, place, first, chosen)
 
 
 def checked_text(preds: Any, target: Any, config: ROUGEConfig) -> tuple[list[str], list[list[str]]] | None:
