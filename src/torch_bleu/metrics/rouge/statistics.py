@@ -11,6 +11,9 @@ rows of numbered words, and each sentence's of its references.
   reference's count never runs out first, and the hits are ``sum over words w of min(union words w,
   prediction words w)``: the clipped unigram matches of the union words against the prediction.
   The counts are the words.
+
+Where sizes may follow the data (the CPU), :mod:`.host_statistics` computes the same numbers its own
+way; what follows is the accelerator's, with sizes from shapes only.
 """
 
 from __future__ import annotations
