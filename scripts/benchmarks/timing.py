@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import statistics
 import subprocess
@@ -43,10 +44,11 @@ def time_interleaved(
 ) -> tuple[dict[str, list[float]], dict[str, object]]:
     """Wall-clock seconds of each run, ``repeats`` rounds with the runs interleaved; also their results.
 
-    One untimed warm-up call each comes first (imports, allocator, first-call dispatch). Then, unless
-    ``busy`` is off or :data:`BUSY_PROCESSES` is 0, torch-bleu's runs (those named ``torch-bleu...``
-    or ``update``) go through the same rounds again beside that many spinning processes; their medians
-    go to :data:`BUSY_RECORDS` under ``label``.
+    One untimed warm-up call each comes first (imports, allocator, first-call dispatch), and Python's
+    garbage is collected before each timed call (so no run pays for the garbage of the one before).
+    Then, unless ``busy`` is off or :data:`BUSY_PROCESSES` is 0, torch-bleu's runs (those named
+    ``torch-bleu...`` or ``update``) go through the same rounds again beside that many spinning
+    processes; their medians go to :data:`BUSY_RECORDS` under ``label``.
     """
     results = {name: run() for name, run in runs.items()}
     seconds = _rounds(runs, repeats, device)
@@ -67,6 +69,7 @@ def _rounds(runs: dict[str, Callable[[], object]], repeats: int, device: torch.d
     seconds: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeats):
         for name, run in runs.items():
+            gc.collect()  # the garbage of the run before is not this run's to collect
             _synchronize(device)
             start = time.perf_counter()
             run()
