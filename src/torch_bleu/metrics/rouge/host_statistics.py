@@ -21,6 +21,7 @@ import numpy as np
 from rapidfuzz.distance import LCSseq
 from rapidfuzz.process import cpdist
 
+from ...engine.keys import dense_ranks
 from .bit_lcs import SideWords, union_lcs_on_host
 
 #: The highest key (a word's number within its pair) written as one UTF-16 unit: below the surrogates.
@@ -59,20 +60,9 @@ def host_pair_statistics(pred: SideWords, ref: SideWords, orders: tuple[int, ...
 
 
 def _dense(values: np.ndarray) -> tuple[np.ndarray, int]:
-    """Numbers ``0 .. distinct - 1`` of non-negative ``values`` in the order of the values, and ``distinct``."""
-    count = values.shape[0]
-    if not count:
-        return np.zeros(0, dtype=np.int64), 0
-    if int(values.max()) < 2**62 // count:  # the position rides along in a plain sort of the values
-        encoded = np.sort(values * count + np.arange(count))
-        sorted_values, position = np.divmod(encoded, count)
-        changes = np.ones(count, dtype=bool)
-        changes[1:] = sorted_values[1:] != sorted_values[:-1]
-        numbers = np.empty(count, dtype=np.int64)
-        numbers[position] = np.cumsum(changes) - 1
-        return numbers, int(changes.sum())
-    unique, numbers = np.unique(values, return_inverse=True)
-    return numbers.reshape(-1), unique.shape[0]
+    """Numbers ``0 .. distinct - 1`` of int64 ``values`` in the order of the values, and ``distinct``."""
+    ranks, distinct = dense_ranks(values)
+    return ranks - 1, distinct
 
 
 class _PairKeys:
@@ -87,8 +77,8 @@ class _PairKeys:
         low = int(words.min(initial=0))
         span = int(words.max(initial=0)) - low + 1
         if self.pairs * span >= 2**62:  # number the words first (any int64: differences may overflow)
-            words = np.unique(words, return_inverse=True)[1].reshape(-1)
-            low, span = 0, int(words.max(initial=0)) + 1
+            words, span = _dense(words)
+            low = 0
         keys, self.distinct = _dense(pair * span + (words - low))
         split = pred.keys.shape[0]
         self.pred, self.ref = pred._replace(keys=keys[:split]), ref._replace(keys=keys[split:])
