@@ -20,7 +20,7 @@ from subword_tokenizers import CORPUS, PAD_ID
 from vocabularies import Vocabulary
 
 from torch_bleu import BLEUScore, CHRFConfig, CHRFScore, arrays, corpus_chrf, sentence_chrf
-from torch_bleu.metrics.chrf.functional import sentence_chrf_statistics
+from torch_bleu.metrics.chrf.counting import sentence_statistics
 
 sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu.metrics import CHRF  # noqa: E402
@@ -57,7 +57,7 @@ def _theirs(hypothesis: str, references: list[str], chrf) -> list[int]:
 def test_statistics_and_scores_from_strings_are_sacrebleus(batch, chosen):
     hypotheses, references = batch
     chrf = CHRF(**chosen)
-    stats = sentence_chrf_statistics(hypotheses, references, CHRFConfig(**chosen))
+    stats = sentence_statistics(hypotheses, references, CHRFConfig(**chosen))
     expected = [_theirs(hyp, refs, chrf) for hyp, refs in zip(hypotheses, references)]
     assert stats.flatten(1).tolist() == expected
 
@@ -74,7 +74,7 @@ def test_a_tie_between_references_keeps_the_first_as_sacrebleu_does():
     # both references score the same against the hypothesis but count differently
     hypotheses, references = ["ab ba"], [["ab", "ba"]]
     chrf = CHRF(char_order=1)
-    stats = sentence_chrf_statistics(hypotheses, references, CHRFConfig(char_order=1))
+    stats = sentence_statistics(hypotheses, references, CHRFConfig(char_order=1))
     assert stats.flatten(1).tolist() == [_theirs(hypotheses[0], references[0], chrf)]
 
 
@@ -88,7 +88,7 @@ def test_statistics_of_random_ids_are_sacrebleus_on_their_decoded_text(vocabular
     reference_text = [[vocabulary.decode(row) for row in refs] for refs in targets]
     detok = vocabulary.detokenizer
     config = CHRFConfig(word_order=word_order, detokenizer=detok)
-    stats = sentence_chrf_statistics(hypotheses, reference_text if as_text else targets, config)
+    stats = sentence_statistics(hypotheses, reference_text if as_text else targets, config)
     chrf = CHRF(word_order=word_order)
     expected = [_theirs(vocabulary.decode(hyp), refs, chrf) for hyp, refs in zip(hypotheses, reference_text)]
     assert stats.flatten(1).tolist() == expected

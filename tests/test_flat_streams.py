@@ -23,9 +23,9 @@ from torch_bleu.engine import flat_pairs, keys, rowsort
 from torch_bleu.engine.flat_pairs import PairStream, pair_matches
 from torch_bleu.engine.keys import dense_ranks
 from torch_bleu.engine.rowsort import Segments, sort_segments, sort_segments_with_order
+from torch_bleu.metrics.chrf.counting import text_on
 from torch_bleu.metrics.chrf.statistics import chrf_statistics
 from torch_bleu.metrics.chrf.stream import pairs_from_strings
-from torch_bleu.metrics.chrf.text import text_on
 from torch_bleu.metrics.chrf.words import word_starts, word_stream
 from torch_bleu.text.classes import character_classes
 

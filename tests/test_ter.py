@@ -21,7 +21,7 @@ from vocabularies import Vocabulary
 
 from torch_bleu import BLEUScore, CHRFScore, TERConfig, TERScore, corpus_ter, sentence_ter
 from torch_bleu.metrics.ter import shifts
-from torch_bleu.metrics.ter.functional import sentence_ter_statistics
+from torch_bleu.metrics.ter.counting import sentence_statistics
 from torch_bleu.metrics.ter.shifts import edit_counts
 from torch_bleu.metrics.ter.statistics import LENGTH_UNIT
 
@@ -174,7 +174,7 @@ def theirs(hypothesis: str, references: list[str], ter) -> list[float]:
 def test_statistics_and_scores_from_strings_are_sacrebleus(batch, chosen):
     hypotheses, references = batch
     ter = TER(**chosen)
-    stats = sentence_ter_statistics(hypotheses, references, TERConfig(**chosen))
+    stats = sentence_statistics(hypotheses, references, TERConfig(**chosen))
     expected = [theirs(hyp, refs, ter) for hyp, refs in zip(hypotheses, references)]
     assert stats[:, 0].tolist() == [edits for edits, _ in expected]
     assert (stats[:, 1].double() / LENGTH_UNIT).tolist() == pytest.approx([length for _, length in expected])
@@ -191,7 +191,7 @@ def test_statistics_and_scores_from_strings_are_sacrebleus(batch, chosen):
 def test_empty_sides_and_a_hypothesis_longer_than_its_empty_reference():
     hypotheses, references = ["", "a b", "", "a"], [[""], [""], ["a b c"], ["", "a"]]
     ter = TER()
-    stats = sentence_ter_statistics(hypotheses, references, TERConfig())
+    stats = sentence_statistics(hypotheses, references, TERConfig())
     assert stats[:, 0].tolist() == [theirs(h, r, ter)[0] for h, r in zip(hypotheses, references)] == [0, 2, 3, 0]
     assert sentence_ter(hypotheses, references).tolist() == [0.0, 1.0, 1.0, 0.0]
 
@@ -206,7 +206,7 @@ def test_statistics_of_random_ids_are_sacrebleus_on_their_decoded_text(vocabular
     targets[0][0] = vocabulary.encode(CORPUS_LINES[(seed + 1) % len(CORPUS_LINES)])
     reference_text = [[vocabulary.decode(row) for row in refs] for refs in targets]
     config = TERConfig(detokenizer=vocabulary.detokenizer, **chosen)
-    stats = sentence_ter_statistics(hypotheses, reference_text if as_text else targets, config)
+    stats = sentence_statistics(hypotheses, reference_text if as_text else targets, config)
     ter = TER(**chosen)
     expected = [theirs(vocabulary.decode(hyp), refs, ter) for hyp, refs in zip(hypotheses, reference_text)]
     assert stats[:, 0].tolist() == [edits for edits, _ in expected]

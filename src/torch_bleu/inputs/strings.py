@@ -98,12 +98,13 @@ def _wrong(message: str, value: object) -> TypeError:
 
 
 def words_batch(
-    preds: object, target: object, tokenize: str, lowercase: bool, device: torch.device | None, hint: str = ""
+    hypotheses: list[str], references: list[list[str]], tokenize: str, lowercase: bool, device: torch.device | None
 ) -> TokenBatch | RowStream:
-    """Strings split into words by sacrebleu's tokenizer ``tokenize`` (after ``lowercase``), the words
-    numbered (:func:`~torch_bleu.text.lines.tokenized_lines`, on the host, all strings of the batch at
-    once), as a batch of ids on ``device``; with no device, as NumPy arrays, and one reference per
-    hypothesis as a :class:`~torch_bleu.engine.rows.RowStream`, which the engine counts fastest.
+    """Checked strings (:func:`sentences`) split into words by sacrebleu's tokenizer ``tokenize`` (after
+    ``lowercase``), the words numbered (:func:`~torch_bleu.text.lines.tokenized_lines`, on the host, all
+    strings of the batch at once), as a batch of ids on ``device``; with no device, as NumPy arrays, and
+    one reference per hypothesis as a :class:`~torch_bleu.engine.rows.RowStream`, which the engine counts
+    fastest.
 
     Words get ids in order of appearance within the batch, which is all counting needs.
 
@@ -111,11 +112,10 @@ def words_batch(
         >>> batch = words_batch(["the cat sat"], [["the cat sat", "a cat sat"]], "13a", False, torch.device("cpu"))
         >>> batch.preds.tolist(), batch.target.tolist(), batch.row_lengths.tolist()
         ([[0, 1, 2]], [[[0, 1, 2], [3, 1, 2]]], [[3, 3, 3]])
-        >>> stream = words_batch(["the cat sat"], ["a cat sat"], "13a", False, None)
+        >>> stream = words_batch(["the cat sat"], [["a cat sat"]], "13a", False, None)
         >>> stream.tokens.tolist(), stream.lengths.tolist()
         ([0, 1, 2, 3, 1, 2], [[3, 3]])
     """
-    hypotheses, references = sentences(preds, target, hint)
     batch = len(hypotheses)
     if device is None and set(map(len, references)) <= {1}:
         pairs: list[str] = [""] * (2 * batch)  # each hypothesis, then its reference

@@ -34,8 +34,9 @@ from torchmetrics import Metric
 
 from .. import significance
 from ..arrays import Array, as_tensor, is_integer
+from ..inputs.kinds import checked_text
 from ..threads import cpu_share, within_cpu_share
-from .config import MetricConfig
+from .config import SubwordConfig
 from .queued_text import MOST_QUEUED, QUEUE, CountedState, QueuedText
 from .sentences import (
     BOOKKEEPING_COLUMNS,
@@ -93,11 +94,11 @@ class CountingMetric(Metric):
     plot_upper_bound: float | None = 1.0
 
     #: The metric's options.
-    config_class: ClassVar[type[MetricConfig]] = MetricConfig
+    config_class: ClassVar[type[SubwordConfig]] = SubwordConfig
     #: The states that sum the statistics, in the order :meth:`sentence_statistics` gives them.
     state_names: ClassVar[tuple[str, ...]] = ()
 
-    config: MetricConfig
+    config: SubwordConfig
     counted_with: Tensor
 
     def __init__(self, *positional: Any, keep_sentences: bool = False, **options: Any) -> None:
@@ -165,9 +166,10 @@ class CountingMetric(Metric):
         raise NotImplementedError
 
     def queueable_text(self, preds: Any, target: Any) -> tuple[list[str], list[list[str]]] | None:
-        """A batch of strings this metric counts on the host, checked as :meth:`sentence_statistics` checks it:
-        the hypotheses and each one's references, which ``update`` queues; ``None`` for a batch to count at once."""
-        return None
+        """A batch of strings this metric counts on the host, checked as :meth:`sentence_statistics` checks it
+        (:func:`~torch_bleu.inputs.kinds.checked_text`): the hypotheses and each one's references, which
+        ``update`` queues; ``None`` for a batch of ids, counted at once."""
+        return checked_text(preds, target, self.config)
 
     def score(self, *statistics: Tensor) -> Tensor:
         """The score of summed statistics (the states, in order)."""
@@ -215,17 +217,10 @@ class CountingMetric(Metric):
         text = self.queueable_text(preds, target)
         if text is None:  # ids: counted at once
             statistics: Sequence[Any] = self.sentence_statistics(preds, target)
-            batch = len(statistics[0])
-            rows = check_indices(indices, batch, self.device) if indices is not None else None
-            if weight is not None:
-                check_weight(weight, batch, self.device)
-            self._add(statistics, weight, rows)
+            self._add(statistics, weight, self._checked_rows(len(statistics[0]), weight, indices))
             return
         hypotheses, references = text
-        batch = len(hypotheses)
-        rows = check_indices(indices, batch, self.device) if indices is not None else None
-        if weight is not None:
-            check_weight(weight, batch, self.device)
+        rows = self._checked_rows(len(hypotheses), weight, indices)
         if not self._counted_text:  # the first text batch at once: a missing extra or dictionary shows here
             self._count_text(hypotheses, references, weight, rows)
             self._counted_text = True
@@ -234,6 +229,14 @@ class CountingMetric(Metric):
         queued.add(hypotheses, references, weight, rows)
         if len(queued) >= MOST_QUEUED:
             self.count_queued_text()
+
+    def _checked_rows(self, batch: int, weight: Tensor | None, indices: Tensor | None) -> Tensor | None:
+        """Check a batch's ``weight`` and ``indices`` (:func:`check_weight`, :func:`.sentences.check_indices`);
+        the indices as the rows of the kept sentences."""
+        rows = check_indices(indices, batch, self.device) if indices is not None else None
+        if weight is not None:
+            check_weight(weight, batch, self.device)
+        return rows
 
     def count_queued_text(self) -> None:
         """Count the text batches ``update`` queued (reading any state does this first)."""

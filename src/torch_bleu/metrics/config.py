@@ -23,6 +23,7 @@ from ..options import TokenIdsOption, check_token_ids
 
 if TYPE_CHECKING:
     from ..detokenize.detokenizer import Detokenizer
+    from ..inputs.kinds import PlainIds, Text
 
 Config = TypeVar("Config", bound="MetricConfig")
 
@@ -208,7 +209,9 @@ class SubwordConfig(MetricConfig):
             text, on the device; ``ignore_ids`` are dropped and rows cut at ``eos_id`` before decoding.
 
     A metric that scores text only takes ids with a detokenizer; one that also counts plain token ids
-    (BLEU) sets :attr:`scores_plain_ids`.
+    (BLEU, WER, ROUGE) sets :attr:`scores_plain_ids`. What the options say of the kind of input
+    (:attr:`plain_ids`, :attr:`input_hint`, :meth:`check_strings`, :meth:`check_text`) is what the input
+    dispatch (:mod:`torch_bleu.inputs.kinds`) reads.
 
     Example:
         >>> SubwordConfig(eos_id=2)
@@ -235,6 +238,36 @@ class SubwordConfig(MetricConfig):
         for name, value in token_ids.items():
             object.__setattr__(self, name, value)
 
+    @property
+    def plain_ids(self) -> PlainIds:
+        """When rows of ids are read as they are, without a detokenizer: unless the hypotheses are strings,
+        where the metric scores plain ids, else never.
+
+        Example:
+            >>> from torch_bleu.metrics.wer.config import WERConfig
+            >>> WERConfig().plain_ids
+            'unless strings'
+        """
+        return "unless strings" if self.scores_plain_ids else "never"
+
+    @property
+    def unit(self) -> str:
+        """What one plain id stands for, in messages."""
+        return "word"
+
+    @property
+    def input_hint(self) -> str:
+        """What to do with input of the wrong kind: text where ids go, or ids where text goes.
+
+        Example:
+            >>> from torch_bleu.metrics.chrf.config import CHRFConfig
+            >>> print(CHRFConfig().input_hint)
+            chrF scores strings; for subword ids, pass detokenizer= (a torch_bleu.Detokenizer of their tokenizer)
+        """
+        from ..inputs.kinds import wrong_kind_hint  # imports PyTorch, which a config of text needs not
+
+        return wrong_kind_hint(self.metric_name, self.plain_ids, self.unit, self.detokenizer is not None)
+
     def check_strings(self) -> None:
         """Refuse the options of ids where a metric that also counts plain ids is given strings: text has no
         ids to drop or to end at.
@@ -250,6 +283,9 @@ class SubwordConfig(MetricConfig):
             if ids:
                 reads = f"{self.metric_name} reads strings as they are (text has no ids)"
                 raise ValueError(f"{name} applies to rows of token ids; {reads}")
+
+    def check_text(self, text: Text) -> None:
+        """Refuse checked strings this metric cannot count (none here; TER's references are at most 16, say)."""
 
     def counting(self) -> dict[str, Any]:
         """The options that decide the statistics: the metric's own, then the subword options, which all do."""

@@ -12,9 +12,9 @@ from typing import Any
 import torch
 
 from ...arrays import as_tensor, sizes_from_data_on
-from ...engine import RowStream, clipped_matches, stack_rows
+from ...engine import RowStream, clipped_matches
 from ...inputs.batch import TokenBatch
-from ...inputs.ids import token_batch
+from ...inputs.kinds import SubwordIds, Text, TokenIds, read_input
 from .config import BLEUConfig
 from .statistics import SentenceStatistics, assemble_statistics
 
@@ -37,39 +37,23 @@ def input_batch(
         >>> input_batch(["The cat sat."], ["The cat sat!"], BLEUConfig(tokenize="13a"), on_host=True).tokens.tolist()
         [0, 1, 2, 3, 0, 1, 2, 4]
     """
-    hint = config.input_hint
-    if config.tokenize is None:
-        batch = token_batch(preds, target, hint)
-        return batch.on_host() if on_host else batch
-    # text and subword ids import their layers when first counted: ids need neither
-    from ...inputs.strings import subword_batch, words_batch
+    match read_input(preds, target, config, on_host):
+        case Text(hypotheses, references):
+            assert config.tokenize is not None  # BLEU reads text with a tokenizer only
+            from ...inputs.strings import words_batch  # text imports its layers when first counted
 
-    if config.detokenizer is not None:
-        return subword_batch(preds, target, hint)
-    device = device or torch.device("cpu")
-    host = on_host and sizes_from_data_on(device)
-    return words_batch(preds, target, config.tokenize, config.lowercase, None if host else device, hint)
-
-
-def checked_text(preds: Any, target: Any, config: BLEUConfig) -> tuple[list[str], list[list[str]]] | None:
-    """A batch of strings to split into words, checked: the hypotheses and each one's references; ``None``
-    for ids (``tokenize=None``) and subword ids (a detokenizer).
-
-    Example:
-        >>> checked_text(["The cat."], ["The cat!"], BLEUConfig(tokenize="13a"))
-        (['The cat.'], [['The cat!']])
-    """
-    if config.tokenize is None or config.detokenizer is not None:
-        return None
-    from ...inputs.strings import sentences  # text imports its layers when first counted
-
-    return sentences(preds, target, config.input_hint)
+            device = device or torch.device("cpu")
+            host = on_host and sizes_from_data_on(device)
+            return words_batch(hypotheses, references, config.tokenize, config.lowercase, None if host else device)
+        case TokenIds(batch):  # subword ids too: decoded when counted
+            return batch
 
 
 def count_statistics(batch: TokenBatch | RowStream, config: BLEUConfig, algorithm: str = "auto") -> SentenceStatistics:
     """The statistics of a checked batch, over ``config.statistics_order`` orders.
 
     Example:
+        >>> from torch_bleu.inputs.ids import token_batch
         >>> batch = token_batch(torch.tensor([[5, 6, 7, 0]]), torch.tensor([[5, 6, 8, 0]]))
         >>> count_statistics(batch, BLEUConfig(ignore_ids=[0])).matches.tolist()
         [[2, 1, 0, 0]]
@@ -77,17 +61,15 @@ def count_statistics(batch: TokenBatch | RowStream, config: BLEUConfig, algorith
     if isinstance(batch, RowStream):  # one reference each: it always counts
         matches = clipped_matches(batch, config.statistics_order)[:, 0]
         return assemble_statistics(matches, batch.lengths[:, 0], batch.lengths[:, 1:], None, config)
-    rows = stack_rows(
-        batch.preds, batch.target, config.ignored_ids, batch.ref_present, batch.row_lengths, config.eos_ids
-    )
-    present = batch.references_present(rows.lengths[:, 1:])  # decided on the ids, before any decoding
-    if config.detokenizer is not None:
+    ids = TokenIds(batch, config) if config.detokenizer is None else SubwordIds(batch, config)
+    rows = ids.rows
+    if isinstance(ids, SubwordIds):
         from ...detokenize.pipeline import detokenized_rows
 
         assert config.tokenize is not None  # a detokenizer's tokenizer is resolved by the config
-        rows = detokenized_rows(rows, batch.reference_chars, config.detokenizer, config.tokenize)
+        rows = detokenized_rows(rows, batch.reference_chars, ids.detokenizer, config.tokenize)
     matches = clipped_matches(rows, config.statistics_order, algorithm)[:, 0]
-    return assemble_statistics(matches, rows.lengths[:, 0], rows.lengths[:, 1:], present, config)
+    return assemble_statistics(matches, rows.lengths[:, 0], rows.lengths[:, 1:], ids.present, config)
 
 
 def batch_statistics(preds: Any, target: Any, config: BLEUConfig) -> SentenceStatistics:

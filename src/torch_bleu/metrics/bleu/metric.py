@@ -12,7 +12,7 @@ from ...inputs.batch import TokenBatch
 from ..base import ExactMetric, ExactMetricArguments
 from .compiled import compiled_counter
 from .config import BLEUConfig, BLEUOptions, require_corpus_smoothing
-from .counting import checked_text, count_statistics, input_batch
+from .counting import count_statistics, input_batch
 from .score import bleu_from_statistics, packed_bleu
 from .statistics import SentenceStatistics
 
@@ -122,7 +122,7 @@ class BLEUScore(ExactMetric):
     def queueable_text(self, preds: Any, target: Any) -> tuple[list[str], list[list[str]]] | None:
         """A batch of strings, checked, for ``update`` to queue (:mod:`~torch_bleu.metrics.queued_text`);
         compiled counting takes each batch as it comes."""
-        return None if self.compile_options is not None else checked_text(preds, target, self.config)
+        return None if self.compile_options is not None else super().queueable_text(preds, target)
 
     def score(self, *statistics: Tensor) -> Tensor:
         """Corpus BLEU in ``[0, 1]`` of summed statistics (0-d float64)."""

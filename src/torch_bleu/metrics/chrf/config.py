@@ -104,10 +104,3 @@ class CHRFConfig(SubwordConfig):
     def orders(self) -> int:
         """How many orders the statistics have: the character orders, then the word orders."""
         return self.char_order + self.word_order
-
-    @property
-    def input_hint(self) -> str:
-        """What to do with input of the wrong kind: text where ids go, or ids where text goes."""
-        if self.detokenizer is not None:
-            return "with a detokenizer, chrF's preds are subword ids; to score strings, leave detokenizer out"
-        return "chrF scores strings; for subword ids, pass detokenizer= (a torch_bleu.Detokenizer of their tokenizer)"

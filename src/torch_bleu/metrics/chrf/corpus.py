@@ -50,7 +50,7 @@ def corpus_chrf_statistics(
                 hypotheses = [hypothesis.lower() for hypothesis in hypotheses]
             text = pairs_from_strings([[hyp, *refs] for hyp, refs in zip(hypotheses, sentence_references[start:stop])])
             if device is not None:
-                from .text import text_on
+                from .counting import text_on
 
                 text = text_on(text, device)
             packed[index, start:stop] = to_host(chrf_statistics(text, config)).reshape(stop - start, -1)

@@ -10,29 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 from torch import Tensor
 
-from ...arrays import as_tensor
 from ...threads import within_cpu_share
 from .config import CHRFConfig, CHRFOptions
+from .counting import sentence_statistics
 from .score import chrf_from_statistics
-from .statistics import chrf_statistics
-from .text import as_text
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
-
-
-def sentence_chrf_statistics(preds: Any, target: Any, config: CHRFConfig) -> Tensor:
-    """``(B, orders, 3)`` statistics (hypothesis, reference and match counts) of every sentence.
-
-    ``preds`` are strings, or subword ids with ``config.detokenizer``; ``target`` holds, per
-    hypothesis, its reference or a list of its references (strings, or ids with a detokenizer).
-
-    Example:
-        >>> sentence_chrf_statistics(["the cat"], ["the hat"], CHRFConfig(char_order=1)).tolist()
-        [[[6, 6, 5]]]
-    """
-    statistics: Tensor = as_tensor(chrf_statistics(as_text(preds, target, config), config))
-    return statistics
 
 
 @within_cpu_share
@@ -48,7 +32,7 @@ def corpus_chrf(preds: Any, target: Any, **options: Unpack[CHRFOptions]) -> Tens
         (78.7503, 80.1532)
     """
     config = CHRFConfig.from_options(options)
-    score: Tensor = chrf_from_statistics(sentence_chrf_statistics(preds, target, config).sum(0), config)
+    score: Tensor = chrf_from_statistics(sentence_statistics(preds, target, config).sum(0), config)
     return score
 
 
@@ -63,5 +47,5 @@ def sentence_chrf(preds: Any, target: Any, **options: Unpack[CHRFOptions]) -> Te
         [0.2806, 1.0]
     """
     config = CHRFConfig.from_options(options)
-    scores: Tensor = chrf_from_statistics(sentence_chrf_statistics(preds, target, config), config)
+    scores: Tensor = chrf_from_statistics(sentence_statistics(preds, target, config), config)
     return scores

@@ -11,9 +11,9 @@ from torch import Tensor
 from ...arrays import Array
 from ..base import ExactMetric, ExactMetricArguments
 from .config import CHRFConfig, CHRFOptions
+from .counting import as_text
 from .score import chrf_from_statistics, packed_chrf
 from .statistics import chrf_statistics
-from .text import as_text, checked_text
 
 if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
@@ -64,10 +64,6 @@ class CHRFScore(ExactMetric):
     def sentence_statistics(self, preds: Any, target: Any) -> tuple[Array]:
         """``(B, orders, 3)`` statistics of every sentence, each against its best reference."""
         return (chrf_statistics(as_text(preds, target, self.config, self.device), self.config),)
-
-    def queueable_text(self, preds: Any, target: Any) -> tuple[list[str], list[list[str]]] | None:
-        """A batch of strings, checked, for ``update`` to queue (:mod:`~torch_bleu.metrics.queued_text`)."""
-        return checked_text(preds, target, self.config)
 
     def score(self, *statistics: Tensor) -> Tensor:
         """chrF in ``[0, 1]`` of summed statistics (0-d float64)."""

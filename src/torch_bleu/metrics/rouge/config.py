@@ -161,16 +161,6 @@ class ROUGEConfig(SubwordConfig):
         """
         return [f"{rouge_type}_{measure}" for rouge_type in self.types for measure in MEASURES]
 
-    @property
-    def input_hint(self) -> str:
-        """What to do with input of the wrong kind: text where ids go, or ids where text goes."""
-        if self.detokenizer is not None:
-            return "with a detokenizer, ROUGE's preds are subword ids; to score strings, leave detokenizer out"
-        return (
-            "ROUGE scores strings, or rows of ids (each id one word); for subword ids, pass detokenizer= "
-            "(a torch_bleu.Detokenizer of their tokenizer)"
-        )
-
 
 #: What each ROUGE type gives, in order.
 MEASURES = ("precision", "recall", "fmeasure")

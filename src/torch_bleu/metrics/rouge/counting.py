@@ -18,11 +18,7 @@ import torch
 from torch import Tensor
 
 from ...arrays import pack_kept, sizes_from_data, to_host
-from ...detokenize.pipeline import decoded_text
-from ...engine.rows import stack_rows
-from ...inputs.batch import SEQUENCES
-from ...inputs.ids import token_batch
-from ...inputs.strings import sentences, subword_batch
+from ...inputs.kinds import SubwordIds, Text, TokenIds, read_input
 from ...text.code_points import strings_from_rows
 from .bit_lcs import SideWords
 from .code_points import rouge_char_words
@@ -42,46 +38,40 @@ def sentence_statistics(preds: Any, target: Any, config: ROUGEConfig) -> tuple[T
         >>> statistics[0].tolist()
         [[2, 3, 2], [1, 2, 1], [2, 3, 2], [2, 3, 2]]
     """
-    text = checked_text(preds, target, config)
-    if text is not None:
-        return _of_strings(*text, config)
-    if config.use_stemmer and config.detokenizer is None:
-        raise ValueError(
-            "use_stemmer=True stems words of text; rows of plain ids are words already (pass strings, or subword "
-            "ids with detokenizer=)"
-        )
-    if config.detokenizer is None:
-        ids = token_batch(preds, target, config.input_hint)
-        rows = stack_rows(ids.preds, ids.target, config.ignored_ids, ids.ref_present, ids.row_lengths, config.eos_ids)
-        tokens = rows.tokens
-        keep = rows.keep if rows.keep is not None else torch.ones_like(tokens, dtype=torch.bool)
-        separator = config.sentence_sep_id
-        is_separator = tokens == separator if separator is not None else torch.zeros_like(keep)
-        lines = is_separator.long().cumsum(-1)
-        keep = keep & ~is_separator
-        words, word_lines = pack_kept(keep, tokens.shape[-1], (tokens, 0), (lines, 0))
-        lengths = keep.sum(-1)
-    else:
-        ids = subword_batch(preds, target, config.input_hint)
-        rows = stack_rows(ids.preds, ids.target, config.ignored_ids, ids.ref_present, ids.row_lengths, config.eos_ids)
-        chars = decoded_text(rows, ids.reference_chars, config.detokenizer)
-        batch, sources = chars.shape[:2]
-        if config.use_stemmer:  # the stemmer reads strings: the decoded text comes to the host
-            texts = strings_from_rows(chars)
-            present = ids.references_present(rows.lengths[:, 1:])
-            kept = present.cpu().tolist() if present is not None else [[True] * (sources - 1)] * batch
-            references = [
-                [text for text, keep in zip(texts[row * sources + 1 : (row + 1) * sources], kept[row]) if keep]
-                for row in range(batch)
-            ]
-            statistics, scores = _of_strings(texts[::sources], references, config)
-            return statistics.to(chars.device), scores.to(chars.device)
-        found, found_lines = rouge_char_words(chars.reshape(batch * sources, chars.shape[-1]))
-        words = found.ids.reshape(batch, sources, -1)
-        word_lines = found_lines.reshape(batch, sources, -1)
-        lengths = found.lengths.reshape(batch, sources)
-    present = ids.references_present(rows.lengths[:, 1:])
-    return _of_rows(words, word_lines, lengths, present, config)
+    match read_input(preds, target, config):
+        case Text(hypotheses, references):
+            return _of_strings(hypotheses, references, config)
+        case SubwordIds() as ids:
+            chars = ids.decoded()
+            batch, sources = chars.shape[:2]
+            if config.use_stemmer:  # the stemmer reads strings: the decoded text comes to the host
+                texts = strings_from_rows(chars)
+                kept = ids.present.cpu().tolist() if ids.present is not None else [[True] * (sources - 1)] * batch
+                references = [
+                    [text for text, keep in zip(texts[row * sources + 1 : (row + 1) * sources], kept[row]) if keep]
+                    for row in range(batch)
+                ]
+                statistics, scores = _of_strings(texts[::sources], references, config)
+                return statistics.to(chars.device), scores.to(chars.device)
+            found, found_lines = rouge_char_words(chars.reshape(batch * sources, chars.shape[-1]))
+            words = found.ids.reshape(batch, sources, -1)
+            word_lines = found_lines.reshape(batch, sources, -1)
+            lengths = found.lengths.reshape(batch, sources)
+        case TokenIds() as ids:
+            if config.use_stemmer:
+                raise ValueError(
+                    "use_stemmer=True stems words of text; rows of plain ids are words already (pass strings, or "
+                    "subword ids with detokenizer=)"
+                )
+            tokens = ids.rows.tokens
+            keep = ids.rows.keep if ids.rows.keep is not None else torch.ones_like(tokens, dtype=torch.bool)
+            separator = config.sentence_sep_id
+            is_separator = tokens == separator if separator is not None else torch.zeros_like(keep)
+            lines = is_separator.long().cumsum(-1)
+            keep = keep & ~is_separator
+            words, word_lines = pack_kept(keep, tokens.shape[-1], (tokens, 0), (lines, 0))
+            lengths = keep.sum(-1)
+    return _of_rows(words, word_lines, lengths, ids.present, config)
 
 
 def _of_rows(
@@ -156,21 +146,3 @@ def _side(ids: np.ndarray, lines: np.ndarray, lengths: np.ndarray, texts: np.nda
     first = place == 0  # a text repeated for each of its references keeps its line numbers
     first[1:] |= line[1:] != line[:-1]
     return SideWords(ids[index], pair, place, first, chosen)
-
-
-def checked_text(preds: Any, target: Any, config: ROUGEConfig) -> tuple[list[str], list[list[str]]] | None:
-    """A batch of strings, checked: the predictions and each one's references; ``None`` for rows of ids.
-
-    Example:
-        >>> checked_text(["the cat"], ["a cat"], ROUGEConfig())
-        (['the cat'], [['a cat']])
-    """
-    if config.detokenizer is not None or not _holds_strings(preds):
-        return None
-    config.check_strings()
-    return sentences(preds, target, config.input_hint)
-
-
-def _holds_strings(preds: object) -> bool:
-    """Whether ``preds`` is a list of strings (or a string, which :func:`sentences` refuses with advice)."""
-    return isinstance(preds, str) or (isinstance(preds, SEQUENCES) and bool(preds) and isinstance(preds[0], str))

@@ -13,7 +13,7 @@ from ...threads import within_cpu_share
 from ..base import CountingMetric, ExactMetricArguments
 from .bootstrap import RougeIntervals, rouge_bootstrap
 from .config import ROUGEConfig, ROUGEOptions
-from .counting import checked_text, sentence_statistics
+from .counting import sentence_statistics
 from .score import LIMB_BITS, LIMBS, SCALE_BITS, fixed_point, mean_of_fixed_point, rouge_scores
 
 if TYPE_CHECKING:
@@ -79,10 +79,6 @@ class ROUGEScore(CountingMetric):
         """Each sentence's ``(B, T, 3)`` statistics, ``(B, T, 3, 2)`` fixed-point scores and ``(B,)`` ones."""
         statistics, scores = sentence_statistics(preds, target, self.config)
         return statistics, fixed_point(scores), torch.ones_like(statistics[:, 0, 0])
-
-    def queueable_text(self, preds: Any, target: Any) -> tuple[list[str], list[list[str]]] | None:
-        """A batch of strings, checked, for ``update`` to queue (:mod:`~torch_bleu.metrics.queued_text`)."""
-        return checked_text(preds, target, self.config)
 
     def compute(self) -> dict[str, Tensor]:  # type: ignore[override]
         """The mean scores of everything added so far (of every rank): a dict of 0-d float64 tensors."""

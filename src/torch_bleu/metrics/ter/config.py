@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from ...errors import InputError
 from ...options import check_flag
 from ..config import SubwordConfig, SubwordOptions
+
+if TYPE_CHECKING:
+    from ...inputs.kinds import Text
+
+#: The most references a sentence may have (the mean length of more is not whole in the statistics' unit).
+MAX_REFERENCES = 16
 
 #: Option names of torchmetrics' ``TranslationEditRate``, each with what to pass here instead.
 FOREIGN_OPTIONS = {
@@ -73,9 +81,19 @@ class TERConfig(SubwordConfig):
         """Whether text goes through Tercom's normalizer (sacrebleu's), not only lowercasing and splitting."""
         return self.normalized or self.no_punct
 
-    @property
-    def input_hint(self) -> str:
-        """What to do with input of the wrong kind: text where ids go, or ids where text goes."""
-        if self.detokenizer is not None:
-            return "with a detokenizer, TER's preds are subword ids; to score strings, leave detokenizer out"
-        return "TER scores strings; for subword ids, pass detokenizer= (a torch_bleu.Detokenizer of their tokenizer)"
+    def check_text(self, text: Text) -> None:
+        """Refuse strings of more than :data:`MAX_REFERENCES` references per hypothesis."""
+        check_reference_count(max(map(len, text.references), default=0))
+
+
+def check_reference_count(most: int) -> None:
+    """Refuse a batch whose sentences have up to ``most`` references, more than :data:`MAX_REFERENCES`.
+
+    Example:
+        >>> check_reference_count(17)
+        Traceback (most recent call last):
+        ...
+        torch_bleu.errors.InputError: TER takes at most 16 references per sentence, got 17
+    """
+    if most > MAX_REFERENCES:
+        raise InputError(f"TER takes at most {MAX_REFERENCES} references per sentence, got {most}")

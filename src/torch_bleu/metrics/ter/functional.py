@@ -8,35 +8,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import torch
 from torch import Tensor
 
 from ...threads import within_cpu_share
 from .config import TERConfig, TEROptions
+from .counting import sentence_statistics
 from .score import ter_fraction
-from .statistics import ter_statistics
-from .text import as_sentences
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
-
-
-def sentence_ter_statistics(preds: Any, target: Any, config: TERConfig) -> Tensor:
-    """``(B, 2)`` int64 statistics of every sentence: its fewest edits over its references, and their mean
-    length in :data:`~torch_bleu.metrics.ter.statistics.LENGTH_UNIT` parts of a word.
-
-    ``preds`` are strings, or subword ids with ``config.detokenizer``; ``target`` holds, per
-    hypothesis, its reference or a list of its references (strings, or ids with a detokenizer).
-    Subword ids are decoded on their device and read back once: the shift search runs on the host.
-
-    Example:
-        >>> sentence_ter_statistics(["a b c d"], ["b c d a"], TERConfig())[:, 0].tolist()
-        [1]
-    """
-    text = as_sentences(preds, target, config)
-    if isinstance(text, int):  # the meta device: shapes only
-        return torch.zeros((text, 2), dtype=torch.int64, device="meta")
-    return torch.from_numpy(ter_statistics(*text, config))
 
 
 @within_cpu_share
@@ -52,7 +32,7 @@ def corpus_ter(preds: Any, target: Any, **options: Unpack[TEROptions]) -> Tensor
         36.3636
     """
     config = TERConfig.from_options(options)
-    score: Tensor = ter_fraction(sentence_ter_statistics(preds, target, config).sum(0))
+    score: Tensor = ter_fraction(sentence_statistics(preds, target, config).sum(0))
     return score
 
 
@@ -68,5 +48,5 @@ def sentence_ter(preds: Any, target: Any, **options: Unpack[TEROptions]) -> Tens
         [0.5, 0.0]
     """
     config = TERConfig.from_options(options)
-    scores: Tensor = ter_fraction(sentence_ter_statistics(preds, target, config))
+    scores: Tensor = ter_fraction(sentence_statistics(preds, target, config))
     return scores

@@ -11,9 +11,8 @@ from torch import Tensor
 
 from ..base import ExactMetric, ExactMetricArguments
 from .config import TERConfig, TEROptions
-from .functional import sentence_ter_statistics
+from .counting import sentence_statistics
 from .score import ter_fraction
-from .text import checked_text
 
 if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
@@ -68,12 +67,8 @@ class TERScore(ExactMetric):
 
     def sentence_statistics(self, preds: Any, target: Any) -> tuple[Tensor, Tensor]:
         """``(B,)`` edits and ``(B,)`` reference lengths of every sentence."""
-        statistics = sentence_ter_statistics(preds, target, self.config)
+        statistics = sentence_statistics(preds, target, self.config)
         return statistics[:, 0], statistics[:, 1]
-
-    def queueable_text(self, preds: Any, target: Any) -> tuple[list[str], list[list[str]]] | None:
-        """A batch of strings, checked, for ``update`` to queue (:mod:`~torch_bleu.metrics.queued_text`)."""
-        return checked_text(preds, target, self.config)
 
     def score(self, *statistics: Tensor) -> Tensor:
         """TER of summed statistics (0-d float64), edits per reference word."""

@@ -6,7 +6,7 @@ with ``normalized`` / ``no_punct`` first through sacrebleu's own Tercom normaliz
 hypothesis meets each of its references as one pair (:func:`.shifts.edit_counts`).
 
 The mean reference length is counted in :data:`LENGTH_UNIT` parts of a word, so that it stays a whole
-number (exact in int64 states) for up to :data:`MAX_REFERENCES` references per sentence.
+number (exact in int64 states) for up to :data:`~.config.MAX_REFERENCES` references per sentence.
 """
 
 from __future__ import annotations
@@ -18,13 +18,11 @@ import numpy as np
 from ...errors import InputError
 from ...text.lines import tokenized_lines
 from ...text.vocabulary import TokenStream
-from .config import TERConfig
+from .config import TERConfig, check_reference_count
 from .shifts import edit_counts
 
-#: Reference lengths are counted in parts of a word: 720720 = lcm(1, ..., 16).
+#: Reference lengths are counted in parts of a word: 720720 = lcm(1, ..., 16), 16 being :data:`~.config.MAX_REFERENCES`.
 LENGTH_UNIT = 720720
-#: The most references a sentence may have (the mean length of more is not whole in :data:`LENGTH_UNIT`).
-MAX_REFERENCES = 16
 
 
 def ter_words(hypotheses: Sequence[str], references: Sequence[str], config: TERConfig) -> TokenStream:
@@ -53,15 +51,14 @@ def ter_words(hypotheses: Sequence[str], references: Sequence[str], config: TERC
 
 
 def reference_counts(references: Sequence[Sequence[str]]) -> np.ndarray:
-    """The number of references of each sentence, at most :data:`MAX_REFERENCES`.
+    """The number of references of each sentence, at most :data:`~.config.MAX_REFERENCES`.
 
     Example:
         >>> reference_counts([["a"], ["b", "c"]]).tolist()
         [1, 2]
     """
     counts = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
-    if counts.size and counts.max() > MAX_REFERENCES:
-        raise InputError(f"TER takes at most {MAX_REFERENCES} references per sentence, got {counts.max()}")
+    check_reference_count(int(counts.max(initial=0)))
     return counts
 
 

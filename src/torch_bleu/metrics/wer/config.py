@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from ..config import SubwordConfig, SubwordOptions
+
+if TYPE_CHECKING:
+    from ...inputs.kinds import Text
 
 #: Option names of jiwer and torchmetrics, each with what to do here instead.
 FOREIGN_OPTIONS = {
@@ -56,16 +59,21 @@ class WERConfig(SubwordConfig):
         """What is counted: ``"word"`` or ``"character"``."""
         return "character" if self.characters else "word"
 
-    @property
-    def input_hint(self) -> str:
-        """What to do with input of the wrong kind: text where ids go, or ids where text goes."""
-        if self.detokenizer is not None:
-            name = self.metric_name
-            return f"with a detokenizer, {name}'s preds are subword ids; to score strings, leave detokenizer out"
-        return (
-            f"{self.metric_name} scores strings, or rows of ids (each id one {self.unit}); for subword ids, pass "
-            "detokenizer= (a torch_bleu.Detokenizer of their tokenizer)"
-        )
+    def check_text(self, text: Text) -> None:
+        """Refuse strings of more than one reference per hypothesis."""
+        self.check_references(max(map(len, text.references), default=1))
+
+    def check_references(self, most: int) -> None:
+        """Refuse a batch whose hypotheses have up to ``most`` references, more than one (as jiwer takes one).
+
+        Example:
+            >>> WERConfig().check_references(2)
+            Traceback (most recent call last):
+            ...
+            ValueError: WER takes one reference per hypothesis (as jiwer does), got up to 2
+        """
+        if most > 1:
+            raise ValueError(f"{self.metric_name} takes one reference per hypothesis (as jiwer does), got up to {most}")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,11 +15,8 @@ import torch
 from torch import Tensor
 
 from ...arrays import pack_kept, sizes_from_data, to_host
-from ...detokenize.pipeline import decoded_text
-from ...engine.rows import StackedRows, stack_rows
-from ...inputs.batch import SEQUENCES
-from ...inputs.ids import token_batch
-from ...inputs.strings import sentences, subword_batch
+from ...engine.rows import StackedRows
+from ...inputs.kinds import SubwordIds, Text, TokenIds, read_input
 from .config import WERConfig
 from .host_alignment import pair_counts, unit_counts
 from .splits import error_counts
@@ -41,24 +38,20 @@ def sentence_error_counts(preds: Any, target: Any, config: WERConfig) -> Tensor:
         >>> sentence_error_counts(["a b", "x y z"], ["b c", "x z"], WERConfig()).tolist()
         [[1, 0, 1, 1], [2, 0, 0, 1]]
     """
-    text = checked_text(preds, target, config)
-    if text is not None:
-        hypotheses, references = text
-        return torch.from_numpy(_string_counts(hypotheses, [refs[0] for refs in references], config.characters))
-    if config.detokenizer is None:
-        ids = token_batch(preds, target, config.input_hint).on_host()
-        rows = stack_rows(ids.preds, ids.target, config.ignored_ids, ids.ref_present, ids.row_lengths, config.eos_ids)
-        _one_reference_each(rows.tokens.shape[1] - 1, config)
-        return _kept_id_counts(rows, ids.preds.shape[-1], ids.target.shape[-1])
-    ids = subword_batch(preds, target, config.input_hint)
-    rows = stack_rows(ids.preds, ids.target, config.ignored_ids, ids.ref_present, ids.row_lengths, config.eos_ids)
-    _one_reference_each(rows.tokens.shape[1] - 1, config)
-    chars = decoded_text(rows, ids.reference_chars, config.detokenizer)
-    units, lengths = text_units(chars.reshape(2 * chars.shape[0], chars.shape[-1]), config.characters)
-    if sizes_from_data(units):
-        kept = torch.arange(units.shape[-1], device=units.device) < lengths[:, None]
-        return torch.from_numpy(unit_counts(units.numpy()[kept.numpy()], lengths.numpy()))
-    return error_counts(units[0::2], lengths[0::2], units[1::2], lengths[1::2])
+    match read_input(preds, target, config, on_host=True):
+        case Text(hypotheses, references):
+            return torch.from_numpy(_string_counts(hypotheses, [refs[0] for refs in references], config.characters))
+        case SubwordIds() as ids:
+            config.check_references(ids.rows.tokens.shape[1] - 1)
+            chars = ids.decoded()
+            units, lengths = text_units(chars.reshape(2 * chars.shape[0], chars.shape[-1]), config.characters)
+            if sizes_from_data(units):
+                kept = torch.arange(units.shape[-1], device=units.device) < lengths[:, None]
+                return torch.from_numpy(unit_counts(units.numpy()[kept.numpy()], lengths.numpy()))
+            return error_counts(units[0::2], lengths[0::2], units[1::2], lengths[1::2])
+        case TokenIds(batch) as ids:
+            config.check_references(ids.rows.tokens.shape[1] - 1)
+            return _kept_id_counts(ids.rows, batch.preds.shape[-1], batch.target.shape[-1])
 
 
 def _string_counts(hypotheses: list[str], references: list[str], characters: bool) -> np.ndarray:
@@ -82,35 +75,3 @@ def _kept_id_counts(rows: StackedRows, hyp_width: int, ref_width: int) -> Tensor
     if rows.keep is not None:
         (tokens,) = pack_kept(rows.keep.reshape(tokens.shape), width, (tokens, 0))
     return error_counts(tokens[0::2, :hyp_width], lengths[0::2], tokens[1::2, :ref_width], lengths[1::2])
-
-
-def _one_reference_each(references: int, config: WERConfig) -> None:
-    if references > 1:
-        raise ValueError(
-            f"{config.metric_name} takes one reference per hypothesis (as jiwer does), got up to {references}"
-        )
-
-
-def checked_text(preds: Any, target: Any, config: WERConfig) -> tuple[list[str], list[list[str]]] | None:
-    """A batch of strings, checked (one reference each): the hypotheses and each one's references; ``None``
-    for rows of ids.
-
-    Example:
-        >>> checked_text(["a b"], ["a c"], WERConfig())
-        (['a b'], [['a c']])
-    """
-    if config.detokenizer is not None or not _holds_text(preds):
-        return None
-    config.check_strings()
-    hypotheses, references = sentences(preds, target, config.input_hint)
-    _one_reference_each(max(map(len, references), default=1), config)
-    return hypotheses, references
-
-
-def _holds_text(preds: object) -> bool:
-    """Whether ``preds`` is a list of strings, or something :func:`sentences` refuses with advice (a string,
-    lists of words)."""
-    if isinstance(preds, str):
-        return True
-    first = preds[0] if isinstance(preds, SEQUENCES) and preds else None
-    return isinstance(first, str) or (isinstance(first, SEQUENCES) and bool(first) and isinstance(first[0], str))

@@ -11,7 +11,7 @@ from torch import Tensor
 
 from ..base import ExactMetric, ExactMetricArguments
 from .config import CERConfig, WERConfig, WEROptions
-from .counting import COUNT_NAMES, checked_text, sentence_error_counts
+from .counting import COUNT_NAMES, sentence_error_counts
 from .score import ErrorMeasures, error_rate, measures_of
 
 if TYPE_CHECKING:
@@ -73,10 +73,6 @@ class WERScore(ExactMetric):
         """``(B,)`` hits, substitutions, deletions and insertions of every sentence."""
         counts = sentence_error_counts(preds, target, self.config)
         return tuple(counts.unbind(-1))
-
-    def queueable_text(self, preds: Any, target: Any) -> tuple[list[str], list[list[str]]] | None:
-        """A batch of strings, checked, for ``update`` to queue (:mod:`~torch_bleu.metrics.queued_text`)."""
-        return checked_text(preds, target, self.config)
 
     def score(self, *statistics: Tensor) -> Tensor:
         """The error rate of summed counts (0-d float64)."""

@@ -1,5 +1,6 @@
-"""chrF's inputs as text pairs: strings as given (counted with NumPy unless a device is named), or
-subword ids decoded on their device by the detokenizer (references may then be ids or strings).
+"""chrF's statistics of a batch: input checked by its kind (strings, subword ids), as text pairs, then
+counted (:mod:`.statistics`): strings as given (counted with NumPy unless a device is named), or subword
+ids decoded on their device by the detokenizer (references may then be ids or strings).
 """
 
 from __future__ import annotations
@@ -8,24 +9,27 @@ from typing import Any
 
 import numpy as np
 import torch
+from torch import Tensor
 
-from ...arrays import Array, arange_like, array_namespace, sizes_from_data
-from ...detokenize.pipeline import decoded_text
-from ...engine.rows import stack_rows
-from ...inputs.strings import sentences, subword_batch
+from ...arrays import Array, arange_like, array_namespace, as_tensor, sizes_from_data
+from ...inputs.kinds import SubwordIds, Text, read_input
 from .config import CHRFConfig
+from .statistics import chrf_statistics
 from .stream import TextPairs, pairs_from_strings
 
 
-def checked_text(preds: Any, target: Any, config: CHRFConfig) -> tuple[list[str], list[list[str]]] | None:
-    """A batch of strings, checked: the hypotheses and each one's references; ``None`` with a detokenizer
-    (subword ids).
+def sentence_statistics(preds: Any, target: Any, config: CHRFConfig) -> Tensor:
+    """``(B, orders, 3)`` statistics (hypothesis, reference and match counts) of every sentence.
+
+    ``preds`` are strings, or subword ids with ``config.detokenizer``; ``target`` holds, per
+    hypothesis, its reference or a list of its references (strings, or ids with a detokenizer).
 
     Example:
-        >>> checked_text(["ab"], [["a", "abc"]], CHRFConfig())
-        (['ab'], [['a', 'abc']])
+        >>> sentence_statistics(["the cat"], ["the hat"], CHRFConfig(char_order=1)).tolist()
+        [[[6, 6, 5]]]
     """
-    return None if config.detokenizer is not None else sentences(preds, target, config.input_hint)
+    statistics: Tensor = as_tensor(chrf_statistics(as_text(preds, target, config), config))
+    return statistics
 
 
 def as_text(preds: Any, target: Any, config: CHRFConfig, device: torch.device | None = None) -> TextPairs:
@@ -37,21 +41,19 @@ def as_text(preds: Any, target: Any, config: CHRFConfig, device: torch.device | 
         >>> text.chars.tolist(), text.rows.tolist(), text.present
         ([97, 98, 97, 97, 98, 97, 98, 99], [0, 0, 1, 2, 2, 3, 3, 3], None)
     """
-    if config.detokenizer is not None:
-        ids = subword_batch(preds, target, config.input_hint)
-        rows = stack_rows(ids.preds, ids.target, config.ignored_ids, ids.ref_present, ids.row_lengths, config.eos_ids)
-        present = ids.references_present(rows.lengths[:, 1:])
-        chars = decoded_text(rows, ids.reference_chars, config.detokenizer)
-        if sizes_from_data(chars):  # on the CPU: counted with NumPy, on the same memory
-            return pairs_from_rows(chars.numpy(), None if present is None else present.numpy())
-        return pairs_from_rows(chars, present)
-    strings = checked_text(preds, target, config)
-    assert strings is not None  # as there is no detokenizer
-    texts = [[hypothesis, *refs] for hypothesis, refs in zip(*strings)]
-    if config.lowercase:
-        texts = [[text.lower() for text in sentence] for sentence in texts]
-    pairs = pairs_from_strings(texts)
-    return pairs if device is None or device.type == "cpu" else text_on(pairs, device)
+    match read_input(preds, target, config):
+        case Text(hypotheses, references):
+            texts = [[hypothesis, *refs] for hypothesis, refs in zip(hypotheses, references)]
+            if config.lowercase:
+                texts = [[text.lower() for text in sentence] for sentence in texts]
+            pairs = pairs_from_strings(texts)
+            return pairs if device is None or device.type == "cpu" else text_on(pairs, device)
+        case ids:
+            assert isinstance(ids, SubwordIds)  # chrF reads ids only with a detokenizer
+            chars, present = ids.decoded(), ids.present
+            if sizes_from_data(chars):  # on the CPU: counted with NumPy, on the same memory
+                return pairs_from_rows(chars.numpy(), None if present is None else present.numpy())
+            return pairs_from_rows(chars, present)
 
 
 def text_on(text: TextPairs, device: torch.device) -> TextPairs:

@@ -1,0 +1,215 @@
+"""The one decision every metric makes first: which kind of input a batch is, checked as that kind.
+
+There are three kinds, and every metric's counting is a short ``match`` over them:
+
+* :class:`Text`: strings, the hypotheses and each one's references (read on the host);
+* :class:`TokenIds`: rows of token ids, each id one token of the metric (a word; a character of CER);
+* :class:`SubwordIds`: rows of subword ids that a :class:`~torch_bleu.Detokenizer` decodes, their
+  references ids or strings.
+
+A metric's options (:class:`InputRules`) decide between them: with a detokenizer, subword ids; else a
+metric reads plain ids always, never or unless the hypotheses are strings, as its options say
+(:data:`PlainIds`). The advice for input of the wrong kind is written
+here too (:func:`wrong_kind_hint`), so every metric words it alike.
+
+Example:
+    >>> import torch
+    >>> from torch_bleu.metrics.wer.config import WERConfig
+    >>> read_input(["a b"], ["a c"], WERConfig())
+    Text(hypotheses=['a b'], references=[['a c']])
+    >>> ids = read_input(torch.tensor([[5, 6, 0]]), torch.tensor([[5, 7]]), WERConfig(ignore_ids=[0]))
+    >>> type(ids).__name__, ids.rows.lengths.tolist()
+    ('TokenIds', [[2, 2]])
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
+
+from ..engine.rows import StackedRows, stack_rows
+from .batch import SEQUENCES, TokenBatch
+from .ids import token_batch
+
+if TYPE_CHECKING:
+    from ..arrays import Array
+    from ..detokenize.detokenizer import Detokenizer
+
+
+#: When a metric reads rows of ids without a detokenizer, each id a token: ``"always"`` (its options say
+#: the input is ids: BLEU with ``tokenize=None``), ``"never"`` (it scores text, and ids only with a
+#: detokenizer: chrF, TER, BLEU with a tokenizer) or ``"unless strings"`` (it reads both: WER, CER, ROUGE).
+PlainIds = Literal["always", "never", "unless strings"]
+
+
+class InputRules(Protocol):
+    """What the dispatch asks of a metric's options (every :class:`~torch_bleu.metrics.config.SubwordConfig`)."""
+
+    @property
+    def detokenizer(self) -> Detokenizer | None: ...
+
+    @property
+    def ignored_ids(self) -> tuple[int, ...]: ...
+
+    @property
+    def eos_ids(self) -> tuple[int, ...]: ...
+
+    @property
+    def plain_ids(self) -> PlainIds: ...
+
+    @property
+    def input_hint(self) -> str: ...
+
+    def check_strings(self) -> None:
+        """Refuse options that strings cannot have (ids to drop, to end at)."""
+
+    def check_text(self, text: Text) -> None:
+        """Refuse checked strings this metric cannot count (too many references, say)."""
+
+
+class Text(NamedTuple):
+    """Strings, checked: the hypotheses and, per hypothesis, the list of its references."""
+
+    hypotheses: list[str]
+    references: list[list[str]]
+
+
+class TokenIds:
+    """Rows of token ids, checked (:class:`~.batch.TokenBatch`), each id one token of the metric.
+
+    Its rows and the references that count are found when first asked for (BLEU pads a batch first,
+    under ``torch.compile``), and kept.
+    """
+
+    __match_args__ = ("batch",)
+
+    def __init__(self, batch: TokenBatch, rules: InputRules) -> None:
+        self.batch = batch
+        self.rules = rules
+        self._rows: StackedRows | None = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.batch!r})"
+
+    @property
+    def rows(self) -> StackedRows:
+        """Each hypothesis beside its references, the ignored ids dropped and each row cut at its first EOS."""
+        if self._rows is None:
+            self._rows = kept_rows(self.batch, self.rules)
+        return self._rows
+
+    @property
+    def present(self) -> Array | None:
+        """``(B, R)`` bool: the references that count (``None``: all), decided on the ids."""
+        return self.batch.references_present(self.rows.lengths[:, 1:])
+
+
+class SubwordIds(TokenIds):
+    """Rows of subword ids that ``rules.detokenizer`` decodes; references as ids, or as strings (their code
+    points in ``batch.reference_chars``)."""
+
+    @property
+    def detokenizer(self) -> Detokenizer:
+        """The detokenizer that decodes the rows."""
+        detokenizer = self.rules.detokenizer
+        assert detokenizer is not None  # a batch is subword ids only with one
+        return detokenizer
+
+    def decoded(self) -> Array:
+        """``(B, 1 + R, W)`` code points of the decoded rows, ``-1`` past each row's end, on the ids' device."""
+        from ..detokenize.pipeline import decoded_text
+
+        return decoded_text(self.rows, self.batch.reference_chars, self.detokenizer)
+
+
+#: A batch of any kind.
+Input = Text | TokenIds | SubwordIds
+
+
+def read_input(preds: Any, target: Any, rules: InputRules, on_host: bool = False) -> Input:
+    """The batch as its kind, checked: strings as :class:`Text`, ids as :class:`TokenIds` or :class:`SubwordIds`.
+
+    With ``on_host``, a batch of token ids on the CPU comes as NumPy arrays on its memory
+    (:meth:`~.batch.TokenBatch.on_host`), which the engine counts fastest.
+    """
+    text = checked_text(preds, target, rules)
+    if text is not None:
+        return text
+    if rules.detokenizer is None:
+        batch = token_batch(preds, target, rules.input_hint)
+        return TokenIds(batch.on_host() if on_host else batch, rules)
+    from .strings import subword_batch  # subword ids import the text layers when first read
+
+    return SubwordIds(subword_batch(preds, target, rules.input_hint), rules)
+
+
+def checked_text(preds: object, target: object, rules: InputRules) -> Text | None:
+    """A batch of strings, checked as the metric counts it; ``None`` for a batch of ids (of either kind).
+
+    Example:
+        >>> from torch_bleu.metrics.ter.config import TERConfig
+        >>> checked_text(["a b"], [["a", "b c"]], TERConfig())
+        Text(hypotheses=['a b'], references=[['a', 'b c']])
+    """
+    if not reads_text(preds, rules):
+        return None
+    rules.check_strings()
+    from .strings import sentences  # text imports its layers when first read: ids need none
+
+    text = Text(*sentences(preds, target, rules.input_hint))
+    rules.check_text(text)
+    return text
+
+
+def reads_text(preds: object, rules: InputRules) -> bool:
+    """Whether a metric of ``rules`` reads ``preds`` as text: without a detokenizer, by its options, or, where
+    it takes either, when ``preds`` holds strings (or what :func:`~.strings.sentences` refuses with advice:
+    a lone string, lists of words).
+
+    Example:
+        >>> from torch_bleu.metrics.rouge.config import ROUGEConfig
+        >>> reads_text(["the cat"], ROUGEConfig()), reads_text([[5, 6]], ROUGEConfig())
+        (True, False)
+    """
+    if rules.detokenizer is not None or rules.plain_ids == "always":
+        return False
+    if rules.plain_ids == "never" or isinstance(preds, str):
+        return True
+    first = preds[0] if isinstance(preds, SEQUENCES) and preds else None
+    return isinstance(first, str) or (isinstance(first, SEQUENCES) and bool(first) and isinstance(first[0], str))
+
+
+def kept_rows(batch: TokenBatch, rules: InputRules) -> StackedRows:
+    """The rows of a batch of ids as the engine counts them: each hypothesis beside its references, the ids
+    of ``rules.ignored_ids`` dropped and each row cut at its first id of ``rules.eos_ids``.
+
+    Example:
+        >>> import torch
+        >>> from torch_bleu.metrics.bleu.config import BLEUConfig
+        >>> rows = kept_rows(token_batch(torch.tensor([[5, 0, 6, 2, 7]]), torch.tensor([[5, 6]])),
+        ...                  BLEUConfig(ignore_ids=[0], eos_id=2))
+        >>> rows.lengths.tolist()
+        [[2, 2]]
+    """
+    return stack_rows(batch.preds, batch.target, rules.ignored_ids, batch.ref_present, batch.row_lengths, rules.eos_ids)
+
+
+def wrong_kind_hint(metric: str, plain_ids: PlainIds, unit: str, subwords: bool) -> str:
+    """What a metric named ``metric`` tells users who pass input of the wrong kind: text where ids go, or ids
+    where text goes (``unit``: what one plain id stands for; ``subwords``: whether a detokenizer is given).
+
+    Example:
+        >>> print(wrong_kind_hint("WER", "unless strings", "word", subwords=False))  # doctest: +ELLIPSIS
+        WER scores strings, or rows of ids (each id one word); for subword ids, pass detokenizer= ...
+        >>> print(wrong_kind_hint("chrF", "never", "word", subwords=True))
+        with a detokenizer, chrF's preds are subword ids; to score strings, leave detokenizer out
+    """
+    if subwords:
+        return f"with a detokenizer, {metric}'s preds are subword ids; to score strings, leave detokenizer out"
+    scores = f"{metric} scores strings" + (
+        f", or rows of ids (each id one {unit})" if plain_ids == "unless strings" else ""
+    )
+    return f"{scores}; for subword ids, pass {DETOKENIZER_ADVICE}"
+
+
+#: How to score subword ids, wherever a metric says so.
+DETOKENIZER_ADVICE = "detokenizer= (a torch_bleu.Detokenizer of their tokenizer)"
