@@ -158,8 +158,8 @@ class CountingMetric(Metric):
     # --- what a metric defines -------------------------------------------------------------------------
 
     def statistics_shapes(self) -> Sequence[tuple[int, ...]]:
-        """The shape of each state of :attr:`state_names`."""
-        raise NotImplementedError
+        """The shape of each state of :attr:`state_names`: one number each, unless a metric says otherwise."""
+        return tuple(() for _ in self.state_names)
 
     def sentence_statistics(self, preds: Any, target: Any) -> Sequence[Array]:
         """Each statistic of every sentence of a batch, ``(B, *shape)`` integers, input checked first."""

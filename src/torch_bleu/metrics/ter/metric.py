@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -60,10 +59,6 @@ class TERScore(ExactMetric):
 
     def __init__(self, *positional: Never, **options: Unpack[TERScoreOptions]) -> None:
         super().__init__(*positional, **options)
-
-    def statistics_shapes(self) -> Sequence[tuple[int, ...]]:
-        """Edits and reference length: one number each."""
-        return ((), ())
 
     def sentence_statistics(self, preds: Any, target: Any) -> tuple[Tensor, Tensor]:
         """``(B,)`` edits and ``(B,)`` reference lengths of every sentence."""

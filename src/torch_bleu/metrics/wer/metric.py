@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -64,10 +63,6 @@ class WERScore(ExactMetric):
 
     def __init__(self, *positional: Never, **options: Unpack[WERScoreOptions]) -> None:
         super().__init__(*positional, **options)
-
-    def statistics_shapes(self) -> Sequence[tuple[int, ...]]:
-        """Hits, substitutions, deletions and insertions: one number each."""
-        return tuple(() for _ in self.state_names)
 
     def sentence_statistics(self, preds: Any, target: Any) -> tuple[Tensor, ...]:
         """``(B,)`` hits, substitutions, deletions and insertions of every sentence."""
