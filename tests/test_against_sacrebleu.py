@@ -10,7 +10,7 @@ from oracles import sacrebleu_corpus
 from strategies import BOS, EOS, PAD, Draws, padded_corpora
 
 from torch_bleu import BLEUConfig, BLEUScore, corpus_bleu, sentence_bleu
-from torch_bleu.metrics.bleu.counting import batch_statistics
+from torch_bleu.metrics.bleu.counting import sentence_statistics
 
 OPTIONS = st.fixed_dictionaries(
     {
@@ -35,7 +35,7 @@ def test_statistics_and_score_equal_sacrebleu(corpus, options, ignore):
     preds, target = corpus
     if preds.shape[0] == 0:
         return
-    stats = batch_statistics(preds, target, BLEUConfig(max_order=options["max_order"], ignore_ids=ignore))
+    stats = sentence_statistics(preds, target, BLEUConfig(max_order=options["max_order"], ignore_ids=ignore))
     # sacrebleu adds k to its returned counts under add-k, so compare statistics without smoothing
     plain = sacrebleu_corpus(preds, target, ignore, max_ngram_order=options["max_order"])
     assert stats.matches.sum(0).tolist() == plain.counts
@@ -82,6 +82,6 @@ def test_closest_reference_length_ties_go_to_the_shorter(tie_order):
     refs = torch.zeros(1, 2, 13, dtype=torch.int64)
     for index, length in enumerate(tie_order):
         refs[0, index, :length] = 5
-    stats = batch_statistics(hyp, refs, BLEUConfig(ignore_ids=[0]))
+    stats = sentence_statistics(hyp, refs, BLEUConfig(ignore_ids=[0]))
     assert stats.target_len.tolist() == [11]
     assert sacrebleu_corpus(hyp, refs, (0,)).ref_len == 11

@@ -19,11 +19,11 @@ from torch_bleu import (
     Detokenizer,
     TERScore,
     WERScore,
+    bleu_statistics,
     corpus_bleu,
     sentence_bleu,
-    sentence_statistics,
 )
-from torch_bleu.metrics.base import ExactMetric
+from torch_bleu.metrics.base import CorpusScoreMetric
 
 GOOD_PREDS = torch.tensor([[4, 5, 6, 7]])
 GOOD_TARGET = torch.tensor([[4, 5, 6, 8]])
@@ -45,22 +45,22 @@ BAD_BATCHES = [
 @pytest.mark.parametrize("preds, target, error, message", BAD_BATCHES)
 def test_sentence_statistics_checks_its_input_as_sentence_bleu_does(preds, target, error, message):
     with pytest.raises(error, match=message):
-        sentence_statistics(preds, target)
+        bleu_statistics(preds, target)
 
 
 def test_sentence_statistics_takes_what_sentence_bleu_takes():
     # int32 predictions against int64 ids beyond 2**31: no id is equal, so nothing matches
     preds = torch.tensor([[1, 2, 3, 4]], dtype=torch.int32)
     target = torch.tensor([[2**32 + 1, 2**32 + 2, 2**32 + 3, 2**32 + 4]])
-    assert sentence_statistics(preds, target).matches.tolist() == [[0, 0, 0, 0]]
+    assert bleu_statistics(preds, target).matches.tolist() == [[0, 0, 0, 0]]
     assert sentence_bleu(preds, target, smoothing="floor").item() == 0.0
     # a 2-D target, and ragged lists, as for sentence_bleu
-    assert sentence_statistics(GOOD_PREDS, GOOD_TARGET).matches.tolist() == [[3, 2, 1, 0]]
-    assert sentence_statistics([[4, 5, 6, 7]], [[[4, 5, 6, 8], []]]).matches.tolist() == [[3, 2, 1, 0]]
+    assert bleu_statistics(GOOD_PREDS, GOOD_TARGET).matches.tolist() == [[3, 2, 1, 0]]
+    assert bleu_statistics([[4, 5, 6, 7]], [[[4, 5, 6, 8], []]]).matches.tolist() == [[3, 2, 1, 0]]
     with pytest.raises(ValueError, match="max_order"):
-        sentence_statistics(GOOD_PREDS, GOOD_TARGET, max_order=0)
+        bleu_statistics(GOOD_PREDS, GOOD_TARGET, max_order=0)
     with pytest.raises(ValueError, match="ref_present must have shape"):
-        sentence_statistics(GOOD_PREDS, GOOD_TARGET, ref_present=torch.ones(2, 1, dtype=torch.bool))
+        bleu_statistics(GOOD_PREDS, GOOD_TARGET, ref_present=torch.ones(2, 1, dtype=torch.bool))
 
 
 # --- where users go wrong: the error says what to do --------------------------------------------
@@ -284,13 +284,13 @@ STATE_METRICS = {
 }
 
 
-def _counted(name: str, **options: object) -> ExactMetric:
+def _counted(name: str, **options: object) -> CorpusScoreMetric:
     metric = STATE_METRICS[name](**options)
     metric.update(["the cat sat on the mat", "a dog"], ["the cat sat on a mat", "a dog barked"])
     return metric
 
 
-def _states(metric: ExactMetric) -> dict[str, torch.Tensor]:
+def _states(metric: CorpusScoreMetric) -> dict[str, torch.Tensor]:
     return {name: value.clone() for name, value in metric.metric_state.items() if isinstance(value, torch.Tensor)}
 
 

@@ -15,7 +15,7 @@ import pytest
 import torch
 from strategies import Draws
 
-from torch_bleu import BLEUScore, sentence_bleu, sentence_statistics
+from torch_bleu import BLEUScore, bleu_statistics, sentence_bleu
 
 OPTIONS = [
     {"ignore_ids": [0], "eos_id": 5},
@@ -67,8 +67,8 @@ def test_sentence_bleu_compiles_to_one_graph_and_equals_eager(options):
 
 def test_sentence_statistics_compiles_to_one_graph_and_equals_eager():
     preds, target = batch(references=1)
-    compiled = torch.compile(sentence_statistics, fullgraph=True, backend="eager")
-    for ours, eager in zip(compiled(preds, target, ignore_ids=[0]), sentence_statistics(preds, target, ignore_ids=[0])):
+    compiled = torch.compile(bleu_statistics, fullgraph=True, backend="eager")
+    for ours, eager in zip(compiled(preds, target, ignore_ids=[0]), bleu_statistics(preds, target, ignore_ids=[0])):
         assert torch.equal(ours, eager)
 
 

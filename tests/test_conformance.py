@@ -22,7 +22,7 @@ import torch
 from shared_data import PEER_CASES
 
 from torch_bleu import BLEUConfig, bleu_from_statistics, corpus_bleu, sentence_bleu
-from torch_bleu.metrics.bleu.counting import batch_statistics
+from torch_bleu.metrics.bleu.counting import sentence_statistics
 
 NLTK_TINY = 1e-10  # nltk returns 1e-77 ... 1e-231 where an order has no match; so does convention="nltk"
 
@@ -116,7 +116,7 @@ def our_score(case: dict, options: dict) -> float:
 def our_statistics(case: dict, options: dict) -> dict[str, list]:
     hyps, refs = ragged_ids(case)
     config = BLEUConfig(**{**options, "smoothing": "none"})
-    stats = batch_statistics(hyps, refs, config)
+    stats = sentence_statistics(hyps, refs, config)
     return {
         "counts": stats.matches.sum(0).tolist(),
         "totals": stats.totals.sum(0).tolist(),

@@ -31,6 +31,7 @@ from torch_bleu import (
     aggregate_chrf,
     arrays,
     bleu_from_statistics,
+    bleu_statistics,
     character_error_counts,
     corpus_bleu,
     corpus_cer,
@@ -52,7 +53,6 @@ from torch_bleu import (
     sentence_cer,
     sentence_chrf,
     sentence_rouge,
-    sentence_statistics,
     sentence_ter,
     sentence_wer,
     word_error_counts,
@@ -172,9 +172,9 @@ CASES: dict[str, Callable[[], Any]] = {
     "sentence_bleu strings": _function(sentence_bleu, HYPOTHESES, REFERENCES, tokenize="13a", smoothing="exp"),
     "sentence_bleu ids": _function(sentence_bleu, PREDS, TARGETS, ignore_ids=[0], smoothing="floor"),
     "sentence_bleu subword ids": _function(sentence_bleu, PREDS, TARGETS, detokenizer=WORDS),
-    "sentence_statistics ids": _function(sentence_statistics, PREDS, TARGET, ignore_ids=[0]),
+    "sentence_statistics ids": _function(bleu_statistics, PREDS, TARGET, ignore_ids=[0]),
     "bleu_from_statistics": _function(
-        lambda: bleu_from_statistics(*sentence_statistics(PREDS, TARGETS, ignore_ids=[0]), BLEUConfig())
+        lambda: bleu_from_statistics(*bleu_statistics(PREDS, TARGETS, ignore_ids=[0]), BLEUConfig())
     ),
     "corpus_chrf strings": _function(corpus_chrf, HYPOTHESES, REFERENCES),
     "sentence_chrf strings": _function(sentence_chrf, HYPOTHESES, REFERENCES, word_order=2),

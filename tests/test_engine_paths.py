@@ -25,7 +25,7 @@ from sacrebleu.metrics import BLEU
 from strategies import TOKEN_MAX
 from test_flat_streams import expected_matches
 
-from torch_bleu import BLEUScore, arrays, engine, sentence_statistics
+from torch_bleu import BLEUScore, arrays, bleu_statistics, engine
 from torch_bleu.engine import (
     ALGORITHMS,
     PAIRWISE_MAX_WIDTH,
@@ -72,7 +72,7 @@ def sacrebleu_sentence_statistics(
 
 
 def assert_matches_sacrebleu(preds, target, ignore_ids=(), max_order=4, algorithm="auto") -> None:
-    stats = sentence_statistics(preds, target, max_order=max_order, ignore_ids=ignore_ids, algorithm=algorithm)
+    stats = bleu_statistics(preds, target, max_order=max_order, ignore_ids=ignore_ids, algorithm=algorithm)
     counts, totals, sys_lens, ref_lens = sacrebleu_sentence_statistics(preds, target, ignore_ids, max_order)
     assert stats.matches.tolist() == counts
     assert stats.totals.tolist() == totals
@@ -161,7 +161,7 @@ def test_keys_packed_in_stages(numpy_on_cpu, key_bits, batch, max_order):
             sorted_keys.key_layout(slots, target.shape[1] + 1)
         except ValueError:  # not even two digits fit: the rows are too long for this many bits
             with pytest.raises(ValueError, match="too long"):
-                sentence_statistics(preds, target, max_order=max_order, algorithm="sorted")
+                bleu_statistics(preds, target, max_order=max_order, algorithm="sorted")
             return
         assert_matches_sacrebleu(preds, target, ignore_ids, max_order, "sorted")
 
@@ -262,11 +262,11 @@ def test_dispatch_boundary(refs, width):
 def test_each_algorithm_runs_on_the_meta_device(algorithm, monkeypatch):
     preds = torch.empty(6, 9, dtype=torch.int64, device="meta")
     target = torch.empty(6, 3, 7, dtype=torch.int64, device="meta")
-    stats = sentence_statistics(preds, target, max_order=4, ignore_ids=(0, 1), algorithm=algorithm)
+    stats = bleu_statistics(preds, target, max_order=4, ignore_ids=(0, 1), algorithm=algorithm)
     assert stats.matches.shape == (6, 4) and stats.matches.device.type == "meta"
     monkeypatch.setattr(keys, "KEY_BITS", 16)  # two digits per key: staged keys
     monkeypatch.setattr(sorted_keys, "COUNTER_BITS", 5)  # counter passes
-    assert sentence_statistics(preds, target, max_order=5, algorithm=algorithm).matches.shape == (6, 5)
+    assert bleu_statistics(preds, target, max_order=5, algorithm=algorithm).matches.shape == (6, 5)
 
 
 @pytest.mark.parametrize("algorithm", PATHS)
@@ -277,7 +277,7 @@ def test_each_algorithm_runs_on_the_meta_device(algorithm, monkeypatch):
 def test_empty_shapes(algorithm, preds_shape, target_shape):
     preds = torch.ones(preds_shape, dtype=torch.int64)
     target = torch.ones(target_shape, dtype=torch.int64)
-    stats = sentence_statistics(preds, target, algorithm=algorithm)
+    stats = bleu_statistics(preds, target, algorithm=algorithm)
     assert stats.matches.shape == (preds_shape[0], 4)
     if target_shape[1]:
         assert_matches_sacrebleu(preds, target, algorithm=algorithm)

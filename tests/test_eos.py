@@ -17,7 +17,7 @@ from subword_tokenizers import BOS_ID, CORPUS, EOS_ID, PAD_ID
 from vocabularies import Vocabulary
 
 from torch_bleu import BLEUConfig, BLEUScore, CHRFScore, corpus_bleu, corpus_chrf, sentence_bleu
-from torch_bleu.metrics.bleu.counting import batch_statistics
+from torch_bleu.metrics.bleu.counting import sentence_statistics
 
 sacrebleu = pytest.importorskip("sacrebleu")
 
@@ -45,7 +45,7 @@ def test_tokens_after_the_first_eos_count_for_nothing():
 @given(corpus=padded_corpora(), eos=EOS_CHOICES, ignore=IGNORE_CHOICES, max_order=st.integers(1, 5))
 def test_statistics_and_scores_equal_sacrebleus_of_the_rows_cut_at_eos(corpus, eos, ignore, max_order):
     preds, target = corpus
-    stats = batch_statistics(preds, target, BLEUConfig(max_order=max_order, ignore_ids=ignore, eos_id=eos))
+    stats = sentence_statistics(preds, target, BLEUConfig(max_order=max_order, ignore_ids=ignore, eos_id=eos))
     if preds.shape[0] == 0:
         assert stats.matches.shape == (0, max_order)
         return
@@ -66,8 +66,8 @@ def test_ragged_rows_are_cut_like_padded_ones(corpus, eos, ignore):
     preds, target = corpus
     hypotheses = [row.tolist() for row in preds]
     references = [[row.tolist() for row in refs] for refs in target]
-    padded = batch_statistics(preds, target, BLEUConfig(ignore_ids=ignore, eos_id=eos))
-    ragged = batch_statistics(hypotheses, references, BLEUConfig(ignore_ids=ignore, eos_id=eos))
+    padded = sentence_statistics(preds, target, BLEUConfig(ignore_ids=ignore, eos_id=eos))
+    ragged = sentence_statistics(hypotheses, references, BLEUConfig(ignore_ids=ignore, eos_id=eos))
     for field in ("matches", "totals", "preds_len", "target_len"):
         assert torch.equal(getattr(padded, field).cpu(), getattr(ragged, field))  # lists are counted on the CPU
 

@@ -21,7 +21,7 @@ from nltk.translate import bleu_score as nltk_bleu
 from strategies import ragged_corpora
 
 from torch_bleu import BLEUConfig, BLEUScore, bleu_from_statistics, corpus_bleu, sentence_bleu
-from torch_bleu.metrics.bleu.counting import batch_statistics
+from torch_bleu.metrics.bleu.counting import sentence_statistics
 
 SUBNORMAL = 2.3e-308  # below the smallest normal float, results keep too few digits for a relative test
 SETTINGS = settings(max_examples=40)
@@ -175,7 +175,7 @@ def test_lists_of_words_joined_by_spaces_give_nltks_number(method, corpus):
 @given(corpus=corpora(max_batch=6), max_order=st.integers(1, 6))
 def test_statistics_equal_nltk_modified_precision(corpus, max_order):
     hyps, refs = corpus
-    stats = batch_statistics(hyps, refs, BLEUConfig(max_order=max_order, convention="nltk"))
+    stats = sentence_statistics(hyps, refs, BLEUConfig(max_order=max_order, convention="nltk"))
     for index, (hyp, sentence_refs) in enumerate(zip(hyps, refs)):
         fractions = [nltk_bleu.modified_precision(sentence_refs, hyp, n) for n in range(1, max_order + 1)]
         assert stats.matches[index].tolist() == [fraction.numerator for fraction in fractions]
@@ -217,7 +217,7 @@ def test_no_unigram_match_scores_zero_whatever_the_smoothing():
 def test_nltk_pads_denominators_per_sentence():
     """A 2-token hypothesis adds a phantom 3-gram and 4-gram: BLEU 0.84 where sacrebleu says 1."""
     hyp, refs = [[1, 2]], [[[1, 2]]]
-    assert batch_statistics(hyp, refs, BLEUConfig(convention="nltk")).totals.tolist() == [[2, 1, 1, 1]]
+    assert sentence_statistics(hyp, refs, BLEUConfig(convention="nltk")).totals.tolist() == [[2, 1, 1, 1]]
     smoothed = corpus_bleu(hyp, refs, convention="nltk", smoothing="method3").item()
     assert smoothed == pytest.approx(nltk_corpus(refs, hyp, (0.25,) * 4, "method3", None), rel=1e-12)
     assert corpus_bleu(hyp, refs, smoothing="exp", effective_order=True).item() == pytest.approx(1.0)

@@ -17,7 +17,7 @@ from strategies import INT64_MIN, TOKEN_MAX, id_vocabularies, ragged_corpora
 
 from torch_bleu import BLEUConfig, BLEUScore, corpus_bleu, sentence_bleu
 from torch_bleu.inputs.ids import token_batch
-from torch_bleu.metrics.bleu.counting import batch_statistics
+from torch_bleu.metrics.bleu.counting import sentence_statistics
 
 #: Ragged corpora whose ids may also be the largest token ids and 0 together.
 corpora = ragged_corpora(max_batch=6, vocabularies=st.one_of(id_vocabularies(), st.just([TOKEN_MAX - 1, TOKEN_MAX, 0])))
@@ -56,7 +56,7 @@ def test_ragged_statistics_and_score_equal_sacrebleu(corpus, form):
     else:
         preds, target = hyps, refs
     expected = sacrebleu_score(hyps, refs, smooth_method="exp")
-    stats = batch_statistics(preds, target, BLEUConfig())
+    stats = sentence_statistics(preds, target, BLEUConfig())
     assert stats.matches.sum(0).tolist() == expected.counts
     assert stats.totals.sum(0).tolist() == expected.totals
     assert (stats.preds_len.sum().item(), stats.target_len.sum().item()) == (expected.sys_len, expected.ref_len)
@@ -109,13 +109,13 @@ def test_ignore_ids_apply_to_ragged_rows_too():
 def test_an_empty_reference_is_a_real_reference_of_length_zero():
     hyp = [[4]]
     # closest to 1 token: 0 and 2 tie, the shorter (the empty reference) wins, so no brevity penalty
-    stats = batch_statistics(hyp, [[[], [4, 5]]], BLEUConfig(max_order=1))
+    stats = sentence_statistics(hyp, [[[], [4, 5]]], BLEUConfig(max_order=1))
     assert stats.target_len.tolist() == [0]
     assert sacrebleu_score(hyp, [[[], [4, 5]]], max_ngram_order=1).ref_len == 0
     assert corpus_bleu(hyp, [[[], [4, 5]]], max_order=1).item() == 1.0
     # the padded form cannot say "empty reference": an all-padding row is an absent one
     config = BLEUConfig(max_order=1, ignore_ids=[0])
-    padded = batch_statistics(torch.tensor([[4]]), torch.tensor([[[0, 0], [4, 5]]]), config)
+    padded = sentence_statistics(torch.tensor([[4]]), torch.tensor([[[0, 0], [4, 5]]]), config)
     assert padded.target_len.tolist() == [2]
 
 
@@ -131,8 +131,8 @@ def test_a_hypothesis_without_any_reference_is_rejected():
 @given(corpus=corpora)
 def test_reference_length_rules(corpus):
     hyps, refs = corpus
-    closest = batch_statistics(hyps, refs, BLEUConfig()).target_len.tolist()
-    shortest = batch_statistics(hyps, refs, BLEUConfig(ref_length="shortest")).target_len.tolist()
+    closest = sentence_statistics(hyps, refs, BLEUConfig()).target_len.tolist()
+    shortest = sentence_statistics(hyps, refs, BLEUConfig(ref_length="shortest")).target_len.tolist()
     for hyp, sentence_refs, ours_closest, ours_shortest in zip(hyps, refs, closest, shortest):
         assert ours_closest == closest_ref_length(sentence_refs, len(hyp))  # nltk: ties go to the shorter
         assert ours_shortest == min(map(len, sentence_refs))  # tensorflow/nmt, HF evaluate, keras-hub
@@ -140,15 +140,15 @@ def test_reference_length_rules(corpus):
 
 def test_shortest_rule_on_a_tie_and_on_padded_input():
     hyp, refs = [[1] * 12], [[[1] * 13, [1] * 11, [1] * 30]]
-    assert batch_statistics(hyp, refs, BLEUConfig()).target_len.tolist() == [11]
+    assert sentence_statistics(hyp, refs, BLEUConfig()).target_len.tolist() == [11]
     padded = torch.tensor([[[1] * 13 + [0] * 17, [1] * 11 + [0] * 19, [1] * 30]])
     for target in (refs, padded):
-        stats = batch_statistics(torch.tensor(hyp), target, BLEUConfig(ref_length="shortest", ignore_ids=[0]))
+        stats = sentence_statistics(torch.tensor(hyp), target, BLEUConfig(ref_length="shortest", ignore_ids=[0]))
         assert stats.target_len.tolist() == [11]
     # shortest differs from closest when the shortest reference is not the closest one
     hyp, refs = [[1] * 12], [[[1] * 2, [1] * 13]]
-    assert batch_statistics(hyp, refs, BLEUConfig(ref_length="shortest")).target_len.tolist() == [2]
-    assert batch_statistics(hyp, refs, BLEUConfig()).target_len.tolist() == [13]
+    assert sentence_statistics(hyp, refs, BLEUConfig(ref_length="shortest")).target_len.tolist() == [2]
+    assert sentence_statistics(hyp, refs, BLEUConfig()).target_len.tolist() == [13]
 
 
 # --- ids and padding -----------------------------------------------------------------------------
@@ -161,12 +161,12 @@ def test_every_non_negative_id_is_a_token_even_without_ignore_ids():
     refs = [[[TOKEN_MAX - 1, 0, TOKEN_MAX, 5]], [[TOKEN_MAX - 1, TOKEN_MAX - 1], [0]]]
     batch = token_batch(hyps, refs)
     assert batch.row_lengths.tolist() == [[3, 4, 0], [1, 2, 1]]
-    stats = batch_statistics(hyps, refs, BLEUConfig())
+    stats = sentence_statistics(hyps, refs, BLEUConfig())
     assert stats.matches.tolist() == [[3, 2, 1, 0], [1, 0, 0, 0]]
     assert stats.preds_len.tolist() == [3, 1] and stats.target_len.tolist() == [4, 1]
-    stats = batch_statistics([[0, 0]], [[[0]]], BLEUConfig(max_order=2))
+    stats = sentence_statistics([[0, 0]], [[[0]]], BLEUConfig(max_order=2))
     assert stats.matches.tolist() == [[1, 0]] and stats.target_len.tolist() == [1]
-    stats = batch_statistics([[INT64_MIN, 0, -1]], [[[0, -100]]], BLEUConfig(max_order=2))
+    stats = sentence_statistics([[INT64_MIN, 0, -1]], [[[0, -100]]], BLEUConfig(max_order=2))
     assert stats.matches.tolist() == [[1, 0]] and stats.preds_len.tolist() == [1]
 
 

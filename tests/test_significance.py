@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from oracles import sacrebleu_seed
 from strategies import word_corpora
 
-from torch_bleu import BLEUConfig, SentenceStatistics, sentence_statistics
+from torch_bleu import BLEUConfig, SentenceStatistics, bleu_statistics
 from torch_bleu.metrics.bleu.command_line import packed_bleu
 from torch_bleu.metrics.bleu.score import bleu_parts
 from torch_bleu.metrics.bleu.statistics import pack_statistics
@@ -132,7 +132,7 @@ def test_packed_bleu_is_sacrebleus_compute_bleu(lengths, smoothing, smooth_value
 
 def test_tensors_and_arrays_pack_alike():
     hyp, ref = torch.tensor([[1, 2, 3, 4], [5, 6, 6, 0]]), torch.tensor([[[1, 2, 3, 5]], [[6, 6, 5, 0]]])
-    stats = sentence_statistics(hyp, ref, ignore_ids=[0])
+    stats = bleu_statistics(hyp, ref, ignore_ids=[0])
     packed = pack_statistics(stats)
     assert packed.dtype == np.int64
     assert packed.tolist() == [[4, 4, 3, 2, 1, 0, 4, 3, 2, 1], [3, 3, 3, 1, 0, 0, 3, 2, 1, 0]]

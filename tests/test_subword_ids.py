@@ -36,7 +36,7 @@ from subword_tokenizers import (
 from vocabularies import SENTENCEPIECE_KINDS, Vocabulary
 
 import torch_bleu
-from torch_bleu import BLEUScore, Detokenizer, arrays, corpus_bleu, sentence_bleu, sentence_statistics
+from torch_bleu import BLEUScore, Detokenizer, arrays, bleu_statistics, corpus_bleu, sentence_bleu
 from torch_bleu.detokenize.pipeline import decoded_chars
 from torch_bleu.detokenize.utf8 import RAW, decode_units
 from torch_bleu.text.code_points import replace_all, rows_from_strings, strings_from_rows
@@ -178,7 +178,7 @@ def test_statistics_and_scores_of_random_ids_are_sacrebleus(vocabulary, seed, re
     reference_text = [[vocabulary.decode(row) for row in refs] for refs in targets]
     detok = vocabulary.detokenizer
 
-    stats = sentence_statistics(hypotheses, targets, detokenizer=detok)
+    stats = bleu_statistics(hypotheses, targets, detokenizer=detok)
     assert _our_statistics(stats) == _sacrebleu_statistics(hypothesis_text, reference_text)
 
     corpus = corpus_bleu(hypotheses, targets, detokenizer=detok, smoothing="exp").item()
@@ -214,7 +214,7 @@ def test_adversarial_strings_through_the_tokenizer(vocabulary, hypotheses, shift
     references = [[hypotheses[(index + shift) % len(hypotheses)] + " a..5"] for index in range(len(hypotheses))]
     ids = [vocabulary.encode(text) for text in hypotheses]
     decoded = [vocabulary.decode(row) for row in ids]
-    stats = sentence_statistics(ids, references, detokenizer=vocabulary.detokenizer)
+    stats = bleu_statistics(ids, references, detokenizer=vocabulary.detokenizer)
     assert _our_statistics(stats) == _sacrebleu_statistics(decoded, references)
 
 
@@ -267,7 +267,7 @@ def test_empty_batches_other_dtypes_and_views():
     vocabulary = Vocabulary("unigram")
     detok = vocabulary.detokenizer
     empty = torch.zeros((0, 5), dtype=torch.int64)
-    assert sentence_statistics(empty, empty, detokenizer=detok).matches.shape == (0, 4)
+    assert bleu_statistics(empty, empty, detokenizer=detok).matches.shape == (0, 4)
     rows = [vocabulary.encode(line) for line in CORPUS_LINES[:6]]
     ids = torch.full((6, max(map(len, rows))), PAD_ID)
     for index, row in enumerate(rows):
@@ -322,9 +322,9 @@ def test_compiled_fullgraph_equals_eager():
     ids = torch.tensor([row + [PAD_ID] * (10 - len(row)) for row in rows])
     target = ids.flip(0).unsqueeze(1)
     options = {"detokenizer": vocabulary.detokenizer, "ignore_ids": [PAD_ID]}
-    eager = torch_bleu.sentence_statistics(ids, target, **options)
+    eager = torch_bleu.bleu_statistics(ids, target, **options)
     torch._dynamo.reset()
-    compiled = torch.compile(torch_bleu.sentence_statistics, fullgraph=True, backend="eager")
+    compiled = torch.compile(torch_bleu.bleu_statistics, fullgraph=True, backend="eager")
     assert _our_statistics(compiled(ids, target, **options)) == _our_statistics(eager)
 
 

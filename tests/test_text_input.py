@@ -136,8 +136,8 @@ def test_strings_without_tokenize_say_how_to_score_them():
 
 
 def test_sentence_statistics_of_strings_are_sacrebleus():
-    from torch_bleu import sentence_statistics
+    from torch_bleu import bleu_statistics
 
-    stats = sentence_statistics(["The cat sat."], [["The cat sat!"]], tokenize="13a")
+    stats = bleu_statistics(["The cat sat."], [["The cat sat!"]], tokenize="13a")
     theirs = BLEU().corpus_score(["The cat sat."], [["The cat sat!"]])
     assert stats.matches.tolist() == [theirs.counts] and stats.totals.tolist() == [theirs.totals]

@@ -16,7 +16,7 @@ from nltk.translate.bleu_score import corpus_bleu as nltk_corpus_bleu
 from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
 
 from torch_bleu import BLEUConfig, corpus_bleu, sentence_bleu
-from torch_bleu.metrics.bleu.counting import batch_statistics
+from torch_bleu.metrics.bleu.counting import sentence_statistics
 
 
 class Vocabulary:
@@ -30,7 +30,7 @@ class Vocabulary:
 
 
 def precisions(hyps, refs, **options) -> list[float]:
-    stats = batch_statistics(hyps, refs, BLEUConfig(**options))
+    stats = sentence_statistics(hyps, refs, BLEUConfig(**options))
     return (stats.matches.sum(0) / stats.totals.sum(0)).tolist()
 
 

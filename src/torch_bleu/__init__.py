@@ -16,7 +16,7 @@ from .version import __version__
 if TYPE_CHECKING:
     from .detokenize.detokenizer import Detokenizer
     from .metrics.bleu.config import BLEUConfig, BLEUOptions
-    from .metrics.bleu.functional import corpus_bleu, sentence_bleu, sentence_statistics
+    from .metrics.bleu.functional import bleu_statistics, corpus_bleu, sentence_bleu
     from .metrics.bleu.metric import BLEUScore
     from .metrics.bleu.score import bleu_from_statistics
     from .metrics.bleu.statistics import SentenceStatistics
@@ -77,6 +77,7 @@ __all__ = [
     "aggregate_bleu",
     "aggregate_chrf",
     "bleu_from_statistics",
+    "bleu_statistics",
     "character_error_counts",
     "corpus_bleu",
     "corpus_cer",
@@ -100,7 +101,6 @@ __all__ = [
     "sentence_cer",
     "sentence_chrf",
     "sentence_rouge",
-    "sentence_statistics",
     "sentence_ter",
     "sentence_wer",
     "set_cpu_threads",
@@ -156,7 +156,7 @@ _LAZY_MODULES = {
     "sentence_rouge": "metrics.rouge.functional",
     "sentence_bleu": "metrics.bleu.functional",
     "sentence_chrf": "metrics.chrf.functional",
-    "sentence_statistics": "metrics.bleu.functional",
+    "bleu_statistics": "metrics.bleu.functional",
     "sentence_ter": "metrics.ter.functional",
     "sentence_wer": "metrics.wer.functional",
     "sentence_cer": "metrics.wer.functional",

@@ -12,6 +12,7 @@ from torch_bleu import (
     SentenceReward,
     TERScore,
     aggregate_chrf,
+    bleu_statistics,
     corpus_bleu,
     corpus_chrf,
     corpus_ter,
@@ -24,7 +25,6 @@ from torch_bleu import (
     self_bleu,
     sentence_bleu,
     sentence_chrf,
-    sentence_statistics,
     sentence_ter,
     set_cpu_threads,
 )
@@ -44,7 +44,7 @@ text_metric.update(["the cat sat"], [["the cat sat", "a cat sat"]])
 options: BLEUOptions = {"max_order": 2, "smoothing": "exp", "ignore_ids": (PAD,)}
 corpus: Tensor = corpus_bleu(preds, target, **options)
 per_sentence: Tensor = sentence_bleu([[5, 6, 7]], [[[5, 6, 7]]], convention="nltk", smoothing="method7")
-statistics = sentence_statistics(preds, target, eos_id=EOS, algorithm="sorted")
+statistics = bleu_statistics(preds, target, eos_id=EOS, algorithm="sorted")
 matches: Tensor = statistics.matches
 
 chrf = CHRFScore(word_order=2, beta=2, process_group=None)

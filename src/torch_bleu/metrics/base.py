@@ -9,8 +9,9 @@ score. :class:`CountingMetric` does the rest, the same way for every metric:
   statistics by its weight and adds them to int64 states, summed across DDP ranks; a batch of strings is
   checked and queued, and counted with the rest of the queue when a state is read (:mod:`.queued_text`);
 * with ``keep_sentences=True`` it also keeps each sentence's statistics (:mod:`.sentences`), gathered
-  across ranks, for the confidence intervals and the paired tests (:mod:`.paired`): :class:`ExactMetric`
-  adds sacrebleu's bootstrap interval of the score (ROUGE gives rouge-score's intervals instead);
+  across ranks, for the confidence intervals and the paired tests (:mod:`.paired`): a
+  :class:`CorpusScoreMetric` (a score of summed statistics) adds sacrebleu's bootstrap interval of its
+  score (ROUGE, a mean of sentence scores, gives rouge-score's intervals instead);
 * a constant ``counted_with`` state holds the config's fingerprint, so that statistics counted
   otherwise are never added up: a ``MetricCollection`` groups only metrics with equal states, and
   merges and checkpoints are checked against it;
@@ -67,7 +68,7 @@ class MetricArguments(TypedDict, total=False):
     compute_with_cache: bool
 
 
-class ExactMetricArguments(MetricArguments, total=False):
+class CountingMetricArguments(MetricArguments, total=False):
     """What every metric takes by name beside its options: torchmetrics' arguments and ``keep_sentences``."""
 
     keep_sentences: bool
@@ -479,11 +480,13 @@ class CountingMetric(Metric):
             check_counts(name, state)
 
 
-class ExactMetric(CountingMetric):
-    """A metric whose confidence interval is sacrebleu's bootstrap of its score (BLEU, chrF, TER, WER, CER).
+class CorpusScoreMetric(CountingMetric):
+    """A metric whose score is a function of its summed statistics (BLEU, chrF, TER, WER, CER), so that its
+    confidence interval is sacrebleu's bootstrap of that score: resampled sentences, summed, scored.
 
-    ROUGE's is rouge-score's instead (:meth:`torch_bleu.ROUGEScore.confidence_interval`), so
-    :class:`~torch_bleu.ROUGEScore` is a :class:`CountingMetric` with an interval of its own.
+    ROUGE's score is a mean of sentence scores, and its interval rouge-score's bootstrap of that mean
+    (:meth:`torch_bleu.ROUGEScore.confidence_interval`), so :class:`~torch_bleu.ROUGEScore` is a
+    :class:`CountingMetric` with an interval of its own.
     """
 
     @within_cpu_share

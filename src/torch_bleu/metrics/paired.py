@@ -6,7 +6,7 @@ on them in :mod:`torch_bleu.significance`, the code of the command line's tests,
 :meth:`~torch_bleu.metrics.base.CountingMetric.packed_score` as the scorer: so the p-values are those of
 ``torch-bleu`` and of sacrebleu (``--paired-bs``, ``--paired-ar``) on the same sentences in the same
 order, with the same seed. A metric's own interval is its
-:meth:`~torch_bleu.metrics.base.ExactMetric.confidence_interval`. ROUGE metrics are tested on their
+:meth:`~torch_bleu.metrics.base.CorpusScoreMetric.confidence_interval`. ROUGE metrics are tested on their
 score, the mean F-measure of their first ROUGE type (:meth:`torch_bleu.ROUGEScore.score`).
 
 The sentences are ordered and weighted on the metric's device; the resampling runs in NumPy on the
@@ -76,7 +76,7 @@ def paired_bootstrap(
 
     The p-values, means and intervals are sacrebleu's ``--paired-bs -pbsn resamples`` with the
     baseline's system first (means and intervals to about 1e-6, as in
-    :meth:`~torch_bleu.metrics.base.ExactMetric.confidence_interval`).
+    :meth:`~torch_bleu.metrics.base.CorpusScoreMetric.confidence_interval`).
     The metrics must be of one kind with the same options, and hold the same sentences: as many, and
     with dataset indices, the same ones. ``baseline.confidence_interval(resamples, seed)`` gives the
     baseline's own line of sacrebleu's table (the resamples are the same), but for ROUGE, whose

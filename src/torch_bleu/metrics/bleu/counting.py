@@ -72,12 +72,12 @@ def count_statistics(batch: TokenBatch | RowStream, config: BLEUConfig, algorith
     return assemble_statistics(matches, rows.lengths[:, 0], rows.lengths[:, 1:], ids.present, config)
 
 
-def batch_statistics(preds: Any, target: Any, config: BLEUConfig) -> SentenceStatistics:
+def sentence_statistics(preds: Any, target: Any, config: BLEUConfig) -> SentenceStatistics:
     """Check a batch and count the statistics of each of its sentences (see :func:`~torch_bleu.sentence_statistics`),
     as tensors on the input's device (CPU batches counted on the host).
 
     Example:
-        >>> stats = batch_statistics(torch.tensor([[5, 6, 7, 0]]), torch.tensor([[5, 6, 8, 0]]),
+        >>> stats = sentence_statistics(torch.tensor([[5, 6, 7, 0]]), torch.tensor([[5, 6, 8, 0]]),
         ...                          BLEUConfig(ignore_ids=[0]))
         >>> stats.matches.tolist(), stats.totals.tolist()
         ([[2, 1, 0, 0]], [[3, 2, 1, 0]])

@@ -16,7 +16,7 @@ from ...inputs.batch import TokenBatch
 from ...inputs.ids import Hypotheses, References, checked_ref_present
 from ...threads import within_cpu_share
 from .config import BLEUConfig, BLEUOptions, require_corpus_smoothing
-from .counting import as_tensors, batch_statistics, count_statistics, input_batch
+from .counting import as_tensors, count_statistics, input_batch, sentence_statistics
 from .score import bleu_from_statistics
 from .statistics import SentenceStatistics
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 @within_cpu_share
-def sentence_statistics(
+def bleu_statistics(
     preds: Hypotheses,
     target: References,
     *,
@@ -58,7 +58,7 @@ def sentence_statistics(
     Example:
         >>> hyp = torch.tensor([[1, 2, 3, 4]])
         >>> ref = torch.tensor([[1, 2, 3, 5]])
-        >>> stats = sentence_statistics(hyp, ref)
+        >>> stats = bleu_statistics(hyp, ref)
         >>> stats.matches.tolist(), stats.totals.tolist(), stats.preds_len.tolist(), stats.target_len.tolist()
         ([[3, 2, 1, 0]], [[4, 3, 2, 1]], [4], [4])
     """
@@ -105,7 +105,7 @@ def corpus_bleu(preds: Hypotheses, target: References, **options: Unpack[BLEUOpt
     """
     config = BLEUConfig.from_options(options)
     require_corpus_smoothing(config)
-    stats = batch_statistics(preds, target, config)
+    stats = sentence_statistics(preds, target, config)
     score: Tensor = bleu_from_statistics(
         stats.matches.sum(0), stats.totals.sum(0), stats.preds_len.sum(), stats.target_len.sum(), config
     )
@@ -127,6 +127,6 @@ def sentence_bleu(preds: Hypotheses, target: References, **options: Unpack[BLEUO
         [1.0, 0.1699...]
     """
     config = BLEUConfig.from_options(options)
-    stats = batch_statistics(preds, target, config)
+    stats = sentence_statistics(preds, target, config)
     scores: Tensor = bleu_from_statistics(stats.matches, stats.totals, stats.preds_len, stats.target_len, config)
     return scores

@@ -9,7 +9,7 @@ import numpy as np
 from torch import Tensor
 
 from ...inputs.batch import TokenBatch
-from ..base import ExactMetric, ExactMetricArguments
+from ..base import CorpusScoreMetric, CountingMetricArguments
 from .compiled import compiled_counter
 from .config import BLEUConfig, BLEUOptions, require_corpus_smoothing
 from .counting import count_statistics, input_batch
@@ -20,12 +20,12 @@ if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
 
 
-class BLEUScoreOptions(BLEUOptions, ExactMetricArguments, total=False):
+class BLEUScoreOptions(BLEUOptions, CountingMetricArguments, total=False):
     """What :class:`BLEUScore` takes by name besides ``compile``: BLEU's options, ``keep_sentences`` and
     torchmetrics' arguments."""
 
 
-class BLEUScore(ExactMetric):
+class BLEUScore(CorpusScoreMetric):
     """Exact corpus BLEU accumulated on the device, summed across DDP ranks.
 
     ``update`` counts clipped n-gram matches of a batch without any host-device synchronization;
@@ -36,7 +36,7 @@ class BLEUScore(ExactMetric):
     hypothesis its reference or a list of its references); with ``detokenizer=``, subword ids (``target``:
     ids, or the reference strings). ``weight`` says how many times each sentence counts, ``indices`` where
     each sentence is in the dataset (the order the sentences kept with ``keep_sentences=True`` follow)
-    (:meth:`~torch_bleu.metrics.base.ExactMetric.update`).
+    (:meth:`~torch_bleu.metrics.base.CorpusScoreMetric.update`).
 
     Args:
         **options: the options of :class:`~torch_bleu.BLEUConfig`, by name: ``max_order``, ``weights``,

@@ -148,7 +148,7 @@ def packed_bleu(packed: np.ndarray, config: BLEUConfig) -> np.ndarray:
     by sacrebleu's rules: the scorer of the metric and the functions, :func:`bleu_parts`.
 
     The significance tests resample with it, those of the command line and those of the metric's
-    kept sentences alike (:meth:`~torch_bleu.metrics.base.ExactMetric.confidence_interval`).
+    kept sentences alike (:meth:`~torch_bleu.metrics.base.CorpusScoreMetric.confidence_interval`).
 
     Example:
         >>> round(packed_bleu(np.array([11, 11, 9, 7, 5, 3, 10, 8, 6, 4]), BLEUConfig()).item(), 8)

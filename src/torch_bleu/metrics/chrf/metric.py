@@ -9,7 +9,7 @@ import numpy as np
 from torch import Tensor
 
 from ...arrays import Array
-from ..base import ExactMetric, ExactMetricArguments
+from ..base import CorpusScoreMetric, CountingMetricArguments
 from .config import CHRFConfig, CHRFOptions
 from .counting import as_text
 from .score import chrf_from_statistics, packed_chrf
@@ -19,18 +19,18 @@ if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
 
 
-class CHRFScoreOptions(CHRFOptions, ExactMetricArguments, total=False):
+class CHRFScoreOptions(CHRFOptions, CountingMetricArguments, total=False):
     """What :class:`CHRFScore` takes by name: CHRF's options, ``keep_sentences`` and torchmetrics' arguments."""
 
 
-class CHRFScore(ExactMetric):
+class CHRFScore(CorpusScoreMetric):
     """Corpus chrF (chrF++ with ``word_order=2``) over ``update`` calls, as sacrebleu's ``CHRF`` computes it.
 
     ``update(preds, target, weight=None, indices=None)`` takes strings (``target``: per hypothesis its reference or a
     list of its references), or, with ``detokenizer``, subword ids (references as ids or strings),
     decoded on their device. ``weight`` says how many times each sentence counts, ``indices`` where
     each sentence is in the dataset (the order the sentences kept with ``keep_sentences=True`` follow)
-    (:meth:`~torch_bleu.metrics.base.ExactMetric.update`). The state is one ``(orders, 3)`` int64
+    (:meth:`~torch_bleu.metrics.base.CorpusScoreMetric.update`). The state is one ``(orders, 3)`` int64
     tensor of hypothesis, reference and match counts, each sentence counted against its best
     reference; DDP sums it, and ``compute()`` scores it on the 0..1 scale.
 

@@ -10,7 +10,7 @@ import torch
 from torch import Tensor
 
 from ...threads import within_cpu_share
-from ..base import CountingMetric, ExactMetricArguments
+from ..base import CountingMetric, CountingMetricArguments
 from .bootstrap import RougeIntervals, rouge_bootstrap
 from .config import ROUGEConfig, ROUGEOptions
 from .counting import sentence_statistics
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
 
 
-class ROUGEScoreOptions(ROUGEOptions, ExactMetricArguments, total=False):
+class ROUGEScoreOptions(ROUGEOptions, CountingMetricArguments, total=False):
     """What :class:`ROUGEScore` takes by name: its options and torchmetrics' arguments."""
 
 

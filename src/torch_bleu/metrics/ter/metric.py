@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ..base import ExactMetric, ExactMetricArguments
+from ..base import CorpusScoreMetric, CountingMetricArguments
 from .config import TERConfig, TEROptions
 from .counting import sentence_statistics
 from .score import ter_fraction
@@ -17,11 +17,11 @@ if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
 
 
-class TERScoreOptions(TEROptions, ExactMetricArguments, total=False):
+class TERScoreOptions(TEROptions, CountingMetricArguments, total=False):
     """What :class:`TERScore` takes by name: TER's options, ``keep_sentences`` and torchmetrics' arguments."""
 
 
-class TERScore(ExactMetric):
+class TERScore(CorpusScoreMetric):
     """Corpus TER over ``update`` calls, as sacrebleu's ``TER`` computes it (lower is better).
 
     ``update(preds, target, weight=None, indices=None)`` takes strings (``target``: per hypothesis its reference or a
@@ -29,7 +29,7 @@ class TERScore(ExactMetric):
     strings), decoded on their device and read back as text: sacrebleu's shift search runs on the
     host, vectorized over the batch. ``weight`` says how many times each sentence counts, ``indices`` where
     each sentence is in the dataset (the order the sentences kept with ``keep_sentences=True`` follow)
-    (:meth:`~torch_bleu.metrics.base.ExactMetric.update`). The states are int64: ``edits`` (each
+    (:meth:`~torch_bleu.metrics.base.CorpusScoreMetric.update`). The states are int64: ``edits`` (each
     sentence's fewest edits over its references) and ``reference_length`` (the mean length of each
     sentence's references, in :data:`~torch_bleu.metrics.ter.statistics.LENGTH_UNIT` parts of a word,
     so that it stays whole); DDP sums them, and ``compute()`` gives edits per reference word.

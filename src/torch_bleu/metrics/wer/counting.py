@@ -26,7 +26,7 @@ from .units import text_units, word_strings
 COUNT_NAMES = ("hits", "substitutions", "deletions", "insertions")
 
 
-def sentence_error_counts(preds: Any, target: Any, config: WERConfig) -> Tensor:
+def sentence_statistics(preds: Any, target: Any, config: WERConfig) -> Tensor:
     """``(B, 4)`` int64 hits, substitutions, deletions and insertions of every hypothesis against its
     reference, in words (or, with ``config.characters``, characters), as jiwer's ``process_words``
     (``process_characters``) counts them.
@@ -35,7 +35,7 @@ def sentence_error_counts(preds: Any, target: Any, config: WERConfig) -> Tensor:
     ``target`` holds one reference per hypothesis, of the same kind (strings beside subword ids too).
 
     Example:
-        >>> sentence_error_counts(["a b", "x y z"], ["b c", "x z"], WERConfig()).tolist()
+        >>> sentence_statistics(["a b", "x y z"], ["b c", "x z"], WERConfig()).tolist()
         [[1, 0, 1, 1], [2, 0, 0, 1]]
     """
     match read_input(preds, target, config, on_host=True):

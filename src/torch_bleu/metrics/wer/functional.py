@@ -14,7 +14,7 @@ from torch import Tensor
 
 from ...threads import within_cpu_share
 from .config import CERConfig, WERConfig, WEROptions
-from .counting import sentence_error_counts
+from .counting import sentence_statistics
 from .score import error_rate
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ def word_error_counts(preds: Any, target: Any, **options: Unpack[WEROptions]) ->
         >>> word_error_counts(["the cat sat", "a dog"], ["the cat sat down", "the dog"]).tolist()
         [[3, 0, 1, 0], [1, 1, 0, 0]]
     """
-    return sentence_error_counts(preds, target, WERConfig.from_options(options))
+    return sentence_statistics(preds, target, WERConfig.from_options(options))
 
 
 @within_cpu_share
@@ -45,7 +45,7 @@ def character_error_counts(preds: Any, target: Any, **options: Unpack[WEROptions
         >>> character_error_counts(["kitten"], ["sitting"]).tolist()
         [[4, 2, 1, 0]]
     """
-    return sentence_error_counts(preds, target, CERConfig.from_options(options))
+    return sentence_statistics(preds, target, CERConfig.from_options(options))
 
 
 def corpus_wer(preds: Any, target: Any, **options: Unpack[WEROptions]) -> Tensor:

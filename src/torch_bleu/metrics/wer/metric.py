@@ -8,20 +8,20 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ..base import ExactMetric, ExactMetricArguments
+from ..base import CorpusScoreMetric, CountingMetricArguments
 from .config import CERConfig, WERConfig, WEROptions
-from .counting import COUNT_NAMES, sentence_error_counts
+from .counting import COUNT_NAMES, sentence_statistics
 from .score import ErrorMeasures, error_rate, measures_of
 
 if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
 
 
-class WERScoreOptions(WEROptions, ExactMetricArguments, total=False):
+class WERScoreOptions(WEROptions, CountingMetricArguments, total=False):
     """What :class:`WERScore` and :class:`CERScore` take by name: their options and torchmetrics' arguments."""
 
 
-class WERScore(ExactMetric):
+class WERScore(CorpusScoreMetric):
     """Corpus WER over ``update`` calls, as ``jiwer.wer`` computes it (lower is better).
 
     ``update(preds, target, weight=None, indices=None)`` takes the hypotheses first, then one reference each: strings
@@ -30,7 +30,7 @@ class WERScore(ExactMetric):
     (references as ids or strings). Ids are counted on their device, without waiting for it.
     ``weight`` says how many times each sentence counts, ``indices`` where
     each sentence is in the dataset (the order the sentences kept with ``keep_sentences=True`` follow)
-    (:meth:`~torch_bleu.metrics.base.ExactMetric.update`). The states are int64 ``hits``,
+    (:meth:`~torch_bleu.metrics.base.CorpusScoreMetric.update`). The states are int64 ``hits``,
     ``substitutions``, ``deletions`` and ``insertions``, counted as jiwer's ``process_words`` counts them;
     DDP sums them, ``compute()`` gives errors per reference word and :meth:`measures` jiwer's MER, WIL
     and WIP beside it.
@@ -66,7 +66,7 @@ class WERScore(ExactMetric):
 
     def sentence_statistics(self, preds: Any, target: Any) -> tuple[Tensor, ...]:
         """``(B,)`` hits, substitutions, deletions and insertions of every sentence."""
-        counts = sentence_error_counts(preds, target, self.config)
+        counts = sentence_statistics(preds, target, self.config)
         return tuple(counts.unbind(-1))
 
     def score(self, *statistics: Tensor) -> Tensor:
