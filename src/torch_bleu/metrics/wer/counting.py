@@ -3,7 +3,7 @@ ids), brought to units (:mod:`.units`), then aligned.
 
 Strings, and ids on the CPU, are counted on the host by rapidfuzz, as jiwer counts them
 (:mod:`.host_alignment`); ids on an accelerator, and subword ids decoded there by the detokenizer, are
-counted on their device, with sizes from shapes only (:mod:`.alignment`, :mod:`.splits`).
+counted on their device, with sizes from shapes only (:mod:`.device_alignment`, :mod:`.device_splits`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from ...arrays import pack_kept, sizes_from_data, to_host
 from ...engine.rows import StackedRows
 from ...inputs.kinds import SubwordIds, Text, TokenIds, read_input
 from .config import WERConfig
+from .device_splits import error_counts
 from .host_alignment import pair_counts, unit_counts
-from .splits import error_counts
 from .units import text_units, word_strings
 
 #: The columns of the counts, in order.

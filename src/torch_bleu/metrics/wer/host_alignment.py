@@ -3,7 +3,7 @@
 jiwer counts every sentence from ``rapidfuzz.distance.Levenshtein.opcodes(reference, hypothesis)``, so
 on the host each pair goes to rapidfuzz too, one C call per pair: its alignment, with its choice among
 alignments of equal cost at every length (a backtrace through the bit-parallel matrix for short rows,
-Hirschberg's divide and conquer for long ones, :mod:`.splits`), is jiwer's by construction.
+Hirschberg's divide and conquer for long ones, :mod:`.device_splits`), is jiwer's by construction.
 
 Units reach rapidfuzz as strings, one code point per unit (what it compares fastest): the characters of
 a text as they are, and words or ids as code points that stand for them, equal units equal code

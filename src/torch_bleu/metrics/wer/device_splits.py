@@ -13,7 +13,7 @@ long rows depend on the cuts (the distance does not).
 Here the cuts are made level by level, for all the pairs of a batch at once: a level aligns pieces of
 the rows, two per piece of the level above, each a span of its sentence's reference (as wide as the
 whole row) and of its hypothesis (half as wide as the level above's). From the forward matrix of each
-piece come its column ``h`` and, when the piece is not cut, its counts (:func:`.alignment.pair_counts`);
+piece come its column ``h`` and, when the piece is not cut, its counts (:func:`.device_alignment.middle_counts`);
 from the matrix of the piece read backwards, the distances of the suffixes. How many levels there are
 follows from the rows' widths only (none below ``2**22`` cells), so sizes never wait for the data.
 """
@@ -23,7 +23,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from .alignment import Middles, _changes, distances, middles, pair_counts
+from .device_alignment import Middles, _changes, distances, middle_counts, middles
 
 #: rapidfuzz cuts a pair when ``min(n, 2 d + 1) * m`` reaches this (``2 * band * m / 8 >= 1024 * 1024``) ...
 CUT_CELLS = 1 << 22
@@ -53,7 +53,7 @@ def error_counts(hyp: Tensor, hyp_lengths: Tensor, ref: Tensor, ref_lengths: Ten
     """``(B, 4)`` int64 hits, substitutions, deletions and insertions of each hypothesis row ``(B, Lh)``
     (its first ``hyp_lengths`` tokens) against its reference row ``(B, Lr)`` (its first ``ref_lengths``),
     as jiwer counts them (rapidfuzz's alignment): each pair cut into pieces where rapidfuzz cuts it, and
-    each piece aligned on its own (:func:`.alignment.pair_counts`).
+    each piece aligned on its own (:func:`.device_alignment.middle_counts`).
 
     Example:
         >>> rows = torch.tensor([[1, 2, 0], [5, 6, 7]])
@@ -77,7 +77,7 @@ def error_counts(hyp: Tensor, hyp_lengths: Tensor, ref: Tensor, ref_lengths: Ten
             ref_lengths,
         )
         grid = distances(_changes(pieces.ref, pieces.hyp), pieces.ref_left)
-        piece_counts = pair_counts(pieces, grid)
+        piece_counts = middle_counts(pieces, grid)
         if level < cuts:
             cut, (ref_start, ref_lengths), (hyp_start, hyp_lengths) = _cut(pieces, grid, ref_start, hyp_start)
             kept = torch.stack([pieces.prefix + pieces.suffix, *3 * [torch.zeros_like(pieces.prefix)]], 1)
@@ -106,7 +106,7 @@ def _cut(
     """Which pieces rapidfuzz cuts, and the starts and lengths of their halves ``(2 N,)`` (each piece's
     two halves side by side; empty where it is not cut), in the reference, then in the hypothesis.
 
-    ``grid``: the pieces' :func:`.alignment.distances`.
+    ``grid``: the pieces' :func:`.device_alignment.distances`.
     """
     ref_width = pieces.ref.shape[0]
     half = pieces.hyp_left // 2

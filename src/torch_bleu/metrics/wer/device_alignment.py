@@ -13,7 +13,7 @@ alignments of equal cost by one rule (Hyyrö's bit-parallel backtrace), at ``(i,
 Once one side is used up, the rest of the other side is deleted or inserted. So the hypothesis
 ``"b c"`` against the reference ``"a b"`` is two substitutions, and ``"a b"`` against ``"b c"`` a hit, a
 deletion and an insertion (both cost two edits). Long rows are first cut in two, and each half aligned
-by the same rules (:mod:`.splits`).
+by the same rules (:mod:`.device_splits`).
 
 Every sentence of a batch is aligned at once, in three parts, with few sequential operations:
 
@@ -79,13 +79,13 @@ def middles(hyp: Tensor, hyp_lengths: Tensor, ref: Tensor, ref_lengths: Tensor) 
     return Middles(prefix, suffix, ref_left, hyp_left, ref_middle.T, hyp_middle.T)
 
 
-def pair_counts(middle: Middles, grid: Tensor | None = None) -> Tensor:
+def middle_counts(middle: Middles, grid: Tensor | None = None) -> Tensor:
     """``(B, 4)`` int64 counts of each pair whose :class:`Middles` are given (``grid``: their
     :func:`distances`, when computed already).
 
     Example:
         >>> rows = torch.tensor([[7, 1, 2]]), torch.tensor([[7, 2, 1]])   # "7 1 2" against "7 2 1"
-        >>> pair_counts(middles(rows[0], torch.tensor([3]), rows[1], torch.tensor([3]))).tolist()
+        >>> middle_counts(middles(rows[0], torch.tensor([3]), rows[1], torch.tensor([3]))).tolist()
         [[2, 0, 1, 1]]
     """
     changed = _changes(middle.ref, middle.hyp)
