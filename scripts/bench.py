@@ -63,8 +63,9 @@ Workloads:
 Timings are wall-clock medians over ``--repeats`` rounds, contenders interleaved within each round so
 that they share whatever else the machine is doing; speed-ups are ratios of medians from one run.
 torch-bleu's runs then go through the same rounds again beside ``--busy N`` spinning processes (one
-per core by default; a table at the end). ``--against REV`` compares the rl, update and grid rows with
-another commit's package (``benchmarks/ab.py``).
+per core by default; a table at the end). ``--against REV`` compares the rl, update and grid rows and
+every metric's ``update()`` path at batches of 8 and of 512 (``benchmarks/ab_updates.py``) with another
+commit's package (``benchmarks/ab.py``); ``--skip`` every workload to run only that comparison.
 Each workload runs in a fresh Python process (``--one-process``: all in this one, as ``--quick`` does):
 a workload that leaves a large heap and many objects behind slows the next one's Python and NumPy
 contenders (BLEU from text: 20% slower after the subwords workload), but not a compiled one.
@@ -184,8 +185,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--against",
         metavar="REV",
-        help="also compare the rl, update and grid rows with the torch_bleu of this git revision (fresh "
-        "processes, alternating, one thread and default threads)",
+        help="also compare the rl, update and grid rows and every metric's update() at batches of 8 and 512 "
+        "with the torch_bleu of this git revision (fresh processes, alternating, one thread and default "
+        "threads; --skip every workload to run only this)",
     )
     parser.add_argument(
         "--tables",
@@ -262,7 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.busy and len(chosen) > 1:
         print_busy(busy, args.busy)
     if args.against:
-        report["against"] = {args.against: compare(args.against, args.rounds, args.quick)}
+        report["against"] = {args.against: compare(args.against, args.rounds, args.quick, args.data)}
     if args.plot and report.get("grid"):
         plot(report["grid"], args.plot)
     if args.json:
