@@ -117,15 +117,47 @@ def test_segments_sorted_as_short_rows_are_the_sorted_stream(lengths, low, seed)
 
 
 @settings(max_examples=100, deadline=None)
-@given(values=st.lists(st.integers(0, 2**40) | st.integers(0, 20), max_size=20), data=st.data())
+@given(
+    values=st.lists(st.integers(0, 2**40) | st.integers(0, 20), max_size=20),
+    start=st.sampled_from([0, 1]),
+    data=st.data(),
+)
 @pytest.mark.parametrize("kind", KINDS)
-def test_dense_ranks_number_the_distinct_valid_values(kind, values, data):
+def test_dense_ranks_number_the_distinct_valid_values(kind, values, start, data):
     valid = data.draw(st.lists(st.booleans(), min_size=len(values), max_size=len(values)))
     with pytest.MonkeyPatch.context() as monkeypatch:
-        ranks, distinct = dense_ranks(as_kind(values, kind, monkeypatch), as_kind(valid, kind, monkeypatch) > 0)
+        array, mask = as_kind(values, kind, monkeypatch), as_kind(valid, kind, monkeypatch) > 0
+        ranks, distinct = dense_ranks(array, mask, start=start)
     present = sorted({value for value, keep in zip(values, valid) if keep})
-    assert ranks.tolist() == [present.index(value) + 1 if keep else 0 for value, keep in zip(values, valid)]
+    expected = [present.index(value) + start if keep else start - 1 for value, keep in zip(values, valid)]
+    assert ranks.tolist() == expected
     assert distinct == (len(values) if kind == "tensor, static sizes" else len(present))
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    values=st.lists(
+        st.integers(-(2**63), 2**63 - 1) | st.integers(-3, 20) | st.integers(2**40, 2**40 + 9), max_size=20
+    ),
+    start=st.sampled_from([0, 1]),
+)
+@pytest.mark.parametrize("kind", KINDS)
+def test_dense_ranks_number_any_int64(kind, values, start):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        ranks, distinct = dense_ranks(as_kind(values, kind, monkeypatch), start=start)
+    present = sorted(set(values))
+    assert ranks.tolist() == [present.index(value) + start for value in values]
+    assert distinct == (len(values) if kind == "tensor, static sizes" else len(present))
+
+
+@pytest.mark.parametrize("spread", [1, 3])
+def test_dense_ranks_take_a_table_where_the_values_span_no_more_than_their_count(spread, monkeypatch):
+    values = np.random.default_rng(spread).integers(0, spread * 100_000, size=100_000) - 2**40
+    if spread == 1:  # beyond TABLE_RANKS_MAX, but within the count of values: no sort
+        monkeypatch.setattr(keys, "sort_with_order", None)
+    ranks, distinct = dense_ranks(values, start=0)
+    unique, inverse = np.unique(values, return_inverse=True)
+    assert ranks.tolist() == inverse.tolist() and distinct == unique.shape[0]
 
 
 def sacrebleu_words(line: str) -> list[str]:

@@ -6,11 +6,13 @@ The checkers run as a user runs them, from a folder outside the checkout, on the
 environment has it installed (``pip install -e .``: a plain path entry, which static analysers read).
 Each metric's options are declared twice, as its config's fields (checked at run time) and as a
 ``TypedDict`` (read by type checkers); the tests here keep the two equal, name for name and type for type.
+Likewise the package's public names: imported for type checkers, and listed where they load lazily.
 pyright, which needs Node.js and takes longest, runs with --slow; mypy runs by default.
 """
 
 from __future__ import annotations
 
+import ast
 import inspect
 import re
 import shutil
@@ -75,6 +77,20 @@ def test_the_typed_options_are_the_configs_fields(config: Any, options: Any) -> 
     fields = get_type_hints(config, localns=CHECKER_NAMES)
     typed = get_type_hints(options, localns=CHECKER_NAMES)
     assert typed == {name: fields[name] for name in config.option_names()}
+
+
+def test_the_names_type_checkers_import_are_the_lazily_loaded_ones() -> None:
+    tree = ast.parse(Path(torch_bleu.__file__).read_text())
+    checked = next(node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
+    imported = {}
+    for statement in checked.body:
+        assert isinstance(statement, ast.ImportFrom) and statement.level == 1, ast.unparse(statement)
+        for alias in statement.names:
+            assert alias.asname == alias.name, f"{alias.name} is exported only when imported as itself"
+            imported[alias.name] = statement.module
+    assert imported == torch_bleu._LAZY_MODULES
+    assert torch_bleu.__all__ == sorted(["__version__", *imported])
+    assert all(getattr(torch_bleu, name) is not None for name in torch_bleu.__all__)
 
 
 def test_the_metric_arguments_are_torchmetrics_own() -> None:

@@ -11,101 +11,63 @@ across DDP ranks.
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .version import __version__
+from .version import __version__ as __version__
 
+# For type checkers: every public name, imported as itself so that it counts as exported (a test keeps these
+# imports and the table below equal).
 if TYPE_CHECKING:
-    from .detokenize.detokenizer import Detokenizer
-    from .metrics.bleu.config import BLEUConfig, BLEUOptions
-    from .metrics.bleu.functional import bleu_statistics, corpus_bleu, sentence_bleu
-    from .metrics.bleu.metric import BLEUScore
-    from .metrics.bleu.score import bleu_from_statistics
-    from .metrics.bleu.statistics import SentenceStatistics
-    from .metrics.chrf.config import CHRFConfig, CHRFOptions
-    from .metrics.chrf.functional import corpus_chrf, sentence_chrf
-    from .metrics.chrf.metric import CHRFScore
-    from .metrics.paired import paired_bootstrap, paired_randomization
-    from .metrics.rouge.config import ROUGEConfig, ROUGEOptions
-    from .metrics.rouge.functional import corpus_rouge, rouge_statistics, sentence_rouge
-    from .metrics.rouge.metric import ROUGEScore
-    from .metrics.rouge.score import rouge_scores
-    from .metrics.ter.config import TERConfig, TEROptions
-    from .metrics.ter.functional import corpus_ter, sentence_ter
-    from .metrics.ter.metric import TERScore
-    from .metrics.wer.config import CERConfig, WERConfig, WEROptions
-    from .metrics.wer.functional import (
-        character_error_counts,
-        corpus_cer,
-        corpus_wer,
-        sentence_cer,
-        sentence_wer,
-        word_error_counts,
-    )
-    from .metrics.wer.metric import CERScore, WERScore
-    from .metrics.wer.score import ErrorMeasures, error_measures
-    from .pairwise.aggregate_bleu import aggregate_bleu
-    from .pairwise.aggregate_chrf import aggregate_chrf
-    from .pairwise.bleu import pairwise_bleu
-    from .pairwise.chrf import pairwise_chrf
-    from .pairwise.rouge import pairwise_rouge
-    from .pairwise.selection import mbr_select, self_bleu
-    from .rewards import SentenceReward
-    from .threads import cpu_share, get_cpu_threads, set_cpu_threads
-
-__all__ = [
-    "BLEUConfig",
-    "BLEUOptions",
-    "BLEUScore",
-    "CERConfig",
-    "CERScore",
-    "CHRFConfig",
-    "CHRFOptions",
-    "CHRFScore",
-    "Detokenizer",
-    "ErrorMeasures",
-    "ROUGEConfig",
-    "ROUGEOptions",
-    "ROUGEScore",
-    "SentenceReward",
-    "SentenceStatistics",
-    "TERConfig",
-    "TEROptions",
-    "TERScore",
-    "WERConfig",
-    "WEROptions",
-    "WERScore",
-    "__version__",
-    "aggregate_bleu",
-    "aggregate_chrf",
-    "bleu_from_statistics",
-    "bleu_statistics",
-    "character_error_counts",
-    "corpus_bleu",
-    "corpus_cer",
-    "corpus_chrf",
-    "corpus_rouge",
-    "corpus_ter",
-    "corpus_wer",
-    "cpu_share",
-    "error_measures",
-    "get_cpu_threads",
-    "mbr_select",
-    "paired_bootstrap",
-    "paired_randomization",
-    "pairwise_bleu",
-    "pairwise_chrf",
-    "pairwise_rouge",
-    "rouge_scores",
-    "rouge_statistics",
-    "self_bleu",
-    "sentence_bleu",
-    "sentence_cer",
-    "sentence_chrf",
-    "sentence_rouge",
-    "sentence_ter",
-    "sentence_wer",
-    "set_cpu_threads",
-    "word_error_counts",
-]
+    from .detokenize.detokenizer import Detokenizer as Detokenizer
+    from .metrics.bleu.config import BLEUConfig as BLEUConfig
+    from .metrics.bleu.config import BLEUOptions as BLEUOptions
+    from .metrics.bleu.functional import bleu_statistics as bleu_statistics
+    from .metrics.bleu.functional import corpus_bleu as corpus_bleu
+    from .metrics.bleu.functional import sentence_bleu as sentence_bleu
+    from .metrics.bleu.metric import BLEUScore as BLEUScore
+    from .metrics.bleu.score import bleu_from_statistics as bleu_from_statistics
+    from .metrics.bleu.statistics import SentenceStatistics as SentenceStatistics
+    from .metrics.chrf.config import CHRFConfig as CHRFConfig
+    from .metrics.chrf.config import CHRFOptions as CHRFOptions
+    from .metrics.chrf.functional import corpus_chrf as corpus_chrf
+    from .metrics.chrf.functional import sentence_chrf as sentence_chrf
+    from .metrics.chrf.metric import CHRFScore as CHRFScore
+    from .metrics.paired import paired_bootstrap as paired_bootstrap
+    from .metrics.paired import paired_randomization as paired_randomization
+    from .metrics.rouge.config import ROUGEConfig as ROUGEConfig
+    from .metrics.rouge.config import ROUGEOptions as ROUGEOptions
+    from .metrics.rouge.functional import corpus_rouge as corpus_rouge
+    from .metrics.rouge.functional import rouge_statistics as rouge_statistics
+    from .metrics.rouge.functional import sentence_rouge as sentence_rouge
+    from .metrics.rouge.metric import ROUGEScore as ROUGEScore
+    from .metrics.rouge.score import rouge_scores as rouge_scores
+    from .metrics.ter.config import TERConfig as TERConfig
+    from .metrics.ter.config import TEROptions as TEROptions
+    from .metrics.ter.functional import corpus_ter as corpus_ter
+    from .metrics.ter.functional import sentence_ter as sentence_ter
+    from .metrics.ter.metric import TERScore as TERScore
+    from .metrics.wer.config import CERConfig as CERConfig
+    from .metrics.wer.config import WERConfig as WERConfig
+    from .metrics.wer.config import WEROptions as WEROptions
+    from .metrics.wer.functional import character_error_counts as character_error_counts
+    from .metrics.wer.functional import corpus_cer as corpus_cer
+    from .metrics.wer.functional import corpus_wer as corpus_wer
+    from .metrics.wer.functional import sentence_cer as sentence_cer
+    from .metrics.wer.functional import sentence_wer as sentence_wer
+    from .metrics.wer.functional import word_error_counts as word_error_counts
+    from .metrics.wer.metric import CERScore as CERScore
+    from .metrics.wer.metric import WERScore as WERScore
+    from .metrics.wer.score import ErrorMeasures as ErrorMeasures
+    from .metrics.wer.score import error_measures as error_measures
+    from .pairwise.aggregate_bleu import aggregate_bleu as aggregate_bleu
+    from .pairwise.aggregate_chrf import aggregate_chrf as aggregate_chrf
+    from .pairwise.bleu import pairwise_bleu as pairwise_bleu
+    from .pairwise.chrf import pairwise_chrf as pairwise_chrf
+    from .pairwise.rouge import pairwise_rouge as pairwise_rouge
+    from .pairwise.selection import mbr_select as mbr_select
+    from .pairwise.selection import self_bleu as self_bleu
+    from .rewards import SentenceReward as SentenceReward
+    from .threads import cpu_share as cpu_share
+    from .threads import get_cpu_threads as get_cpu_threads
+    from .threads import set_cpu_threads as set_cpu_threads
 
 # Where each public name lives. They load on first use, so that the command line, which counts with
 # NumPy on a CPU, starts without importing PyTorch (about a second) or torchmetrics.
@@ -163,6 +125,11 @@ _LAZY_MODULES = {
     "set_cpu_threads": "threads",
     "word_error_counts": "metrics.wer.functional",
 }
+
+# The public names. Type checkers skip this: they read no computed __all__ (mypy would then take every name
+# for private), and take the names imported as themselves above instead.
+if not TYPE_CHECKING:
+    __all__ = sorted(["__version__", *_LAZY_MODULES])
 
 
 def __getattr__(name: str) -> Any:

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy
 
-from ..arrays import Array, array_namespace, is_tensor
+from ..arrays import Array, array_namespace, is_tensor, take_along_last
 
 #: The widths of the rows a stream's segments are sorted in. NumPy sorts rows of up to 256 values with
 #: sorting networks, and rows of 20,480 int64 values in all (AMD EPYC, NumPy 2.4) in 34 µs as rows of 256,
@@ -80,8 +80,7 @@ def sort_with_order(values: Array) -> tuple[Array, Array]:
     """
     if not is_tensor(values):
         order = numpy.argsort(values, axis=-1)
-        sorted_values: Array = numpy.take_along_axis(values, order, axis=-1)
-        return sorted_values, order
+        return take_along_last(values, order), order
     if _by_numpy(values):
         order = array_namespace(values).from_numpy(numpy.argsort(values.numpy(), axis=-1))
         return values.gather(-1, order), order

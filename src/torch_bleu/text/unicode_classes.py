@@ -6,11 +6,14 @@ Chinese.
 
 The table (1.1 MB) is built on first use from the ``regex`` package and sacrebleu's own list of ranges,
 both of which sacrebleu needs anyway. Works on PyTorch tensors (any device) and NumPy arrays alike.
+:func:`property_bits` builds such tables of any classes the ``regex`` package can match (ROUGE's Unicode
+tokens build theirs with it).
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -22,17 +25,32 @@ CODE_POINTS = 0x110000
 _PROPERTIES = ((NUMBER, r"\p{N}+"), (PUNCTUATION, r"\p{P}+"), (SYMBOL, r"\p{S}+"))
 
 
+def property_bits(classes: Iterable[tuple[int, str]]) -> np.ndarray:
+    """``(CODE_POINTS,)`` uint8: for every code point, the bits of the classes it belongs to, each class a
+    bit and a pattern of the ``regex`` package that matches runs of its characters (such as ``\\p{N}+``).
+
+    Example:
+        >>> bits = property_bits([(1, r"\\p{N}+"), (2, r"[\\p{N}a]+")])
+        >>> bits[[ord("5"), ord("a"), ord("z")]].tolist()
+        [3, 2, 0]
+    """
+    import regex  # type: ignore[import-untyped]  # sacrebleu's dependency, without type stubs
+
+    table = np.zeros(CODE_POINTS, dtype=np.uint8)
+    every_character = "".join(map(chr, range(CODE_POINTS)))
+    for bit, pattern in classes:
+        for match in regex.finditer(pattern, every_character):
+            table[match.start() : match.end()] |= bit
+    return table
+
+
 @functools.cache
 def _class_table() -> np.ndarray:
     """Class bits of code points ``-1`` (no character) to U+10FFFF, at index ``code + 1``."""
-    import regex  # type: ignore[import-untyped]  # sacrebleu's dependency, without type stubs
     from sacrebleu.tokenizers.tokenizer_zh import _UCODE_RANGES
 
     table = np.zeros(CODE_POINTS + 1, dtype=np.uint8)
-    every_character = "".join(map(chr, range(CODE_POINTS)))
-    for bit, pattern in _PROPERTIES:
-        for match in regex.finditer(pattern, every_character):
-            table[match.start() + 1 : match.end() + 1] |= bit
+    table[1:] = property_bits(_PROPERTIES)
     for start, end in _UCODE_RANGES:
         first, last = _single_characters_between(start, end)
         table[first + 1 : last + 2] |= CHINESE

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..engine.keys import dense_ranks
+
 #: The base of the polynomial hash (odd, so that its powers modulo 2^64 have inverses).
 BASE = 0x9E3779B97F4A7C15
 #: One odd multiplier per round, whose product with a hash brings fresh bits to the top for the slot.
@@ -111,7 +113,7 @@ def word_ids(codes: np.ndarray, first: np.ndarray) -> tuple[np.ndarray, int]:
         representative[left] = words + _dictionary_ids(codes, first, left)
     first_of_kind = np.full(int(representative.max()) + 1, words)  # where each distinct word first occurs
     np.minimum.at(first_of_kind, representative, np.arange(words))
-    return _dense(first_of_kind.take(representative))
+    return dense_ranks(first_of_kind.take(representative), start=0)
 
 
 def _hashes(codes: np.ndarray, first: np.ndarray, last: np.ndarray) -> np.ndarray:
@@ -182,16 +184,3 @@ def _dictionary_ids(codes: np.ndarray, first: np.ndarray, words: np.ndarray) -> 
         dtype=np.int64,
         count=words.shape[0],
     )
-
-
-def _dense(labels: np.ndarray) -> tuple[np.ndarray, int]:
-    """Non-negative labels renumbered ``0 .. D - 1`` in ascending order, and ``D``.
-
-    Example:
-        >>> _dense(np.array([7, 2, 7, 9]))
-        (array([1, 0, 1, 2]), 3)
-    """
-    present = np.zeros(int(labels.max()) + 1, dtype=np.int64)
-    present[labels] = 1
-    number = present.cumsum()
-    return number.take(labels) - 1, int(number[-1])

@@ -59,8 +59,8 @@ from unicodedata import normalize
 import numpy as np
 import regex  # type: ignore[import-untyped]  # sacrebleu's dependency, without type stubs
 
-#: One more than the last code point, U+10FFFF.
-_CODE_POINTS = 0x110000
+from ...text.unicode_classes import property_bits
+
 #: Bits of :func:`_class_table`: a letter or a digit (what a kept word or character holds), and a character
 #: that may share a grapheme cluster with the one before or after it (marks, joiners, Hangul jamo).
 _LETTER_OR_DIGIT, _JOINS_CLUSTER = 1, 2
@@ -185,12 +185,7 @@ def char_token_lists(texts: Sequence[str]) -> list[list[str]]:
 def _class_table() -> np.ndarray:
     """The class bits (:data:`_LETTER_OR_DIGIT`, :data:`_JOINS_CLUSTER`) of every code point, built
     from the ``regex`` package on first use (about 1 s, 1.1 MB)."""
-    table = np.zeros(_CODE_POINTS, dtype=np.uint8)
-    every_character = "".join(map(chr, range(_CODE_POINTS)))
-    for bit, pattern in _CLASSES:
-        for match in regex.finditer(pattern, every_character):
-            table[match.start() : match.end()] |= bit
-    return table
+    return property_bits(_CLASSES)
 
 
 @functools.cache

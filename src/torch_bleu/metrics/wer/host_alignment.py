@@ -20,6 +20,8 @@ from typing import TypeVar
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
+from ...engine.keys import dense_ranks
+
 #: Distinct units a batch of code points can stand for: every code point but the surrogates.
 CODE_POINTS = 0x110000 - 0x800
 Rank = TypeVar("Rank", int, np.ndarray)
@@ -105,8 +107,8 @@ def _as_strings(units: np.ndarray, lengths: np.ndarray) -> list[str]:
     """Rows of integer units as strings, equal units equal code points (:func:`code_point` of the units,
     or of their dense ranks where some units lie outside ``0 .. CODE_POINTS - 1``)."""
     if units.size and (int(units.min()) < 0 or int(units.max()) >= CODE_POINTS):
-        units = np.unique(units, return_inverse=True)[1].reshape(-1)
-        if int(units.max()) >= CODE_POINTS:
+        units, distinct = dense_ranks(units, start=0)
+        if distinct > CODE_POINTS:
             raise ValueError(f"a pair of rows holds more than {CODE_POINTS} distinct units")
     text = code_point(units).astype("<u4").tobytes().decode("utf-32-le")
     bounds = np.cumsum(lengths).tolist()
