@@ -66,7 +66,9 @@ def checked_text(preds: Any, target: Any, config: BLEUConfig) -> tuple[list[str]
     return sentences(preds, target, config.input_hint)
 
 
-def count_statistics(batch: TokenBatch | RowStream, config: BLEUConfig, algorithm: str = "auto") -> SentenceStatistics:
+def count_statistics(
+    batch: TokenBatch | RowStream, config: BLEUConfig, algorithm: str = "auto"
+) -> SentenceStatistics[Any]:
     """The statistics of a checked batch, over ``config.statistics_order`` orders.
 
     Example:

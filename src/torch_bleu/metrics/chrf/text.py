@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ...arrays import Array, arange_like, array_namespace, sizes_from_data
+from ...arrays import ArrayT, arange_like, array_namespace, sizes_from_data
 from ...detokenize.pipeline import decoded_text
 from ...engine.rows import stack_rows
 from ...inputs.strings import sentences, subword_batch
@@ -28,7 +28,9 @@ def checked_text(preds: Any, target: Any, config: CHRFConfig) -> tuple[list[str]
     return None if config.detokenizer is not None else sentences(preds, target, config.input_hint)
 
 
-def as_text(preds: Any, target: Any, config: CHRFConfig, device: torch.device | None = None) -> TextPairs:
+def as_text(
+    preds: Any, target: Any, config: CHRFConfig, device: torch.device | None = None
+) -> TextPairs[torch.Tensor] | TextPairs[np.ndarray]:
     """``preds`` and ``target`` as text pairs: NumPy arrays for strings counted on the CPU (``device``
     ``None`` or a CPU), tensors on ``device`` or on the ids' device otherwise.
 
@@ -54,14 +56,14 @@ def as_text(preds: Any, target: Any, config: CHRFConfig, device: torch.device | 
     return pairs if device is None or device.type == "cpu" else text_on(pairs, device)
 
 
-def text_on(text: TextPairs, device: torch.device) -> TextPairs:
+def text_on(text: TextPairs[np.ndarray], device: torch.device) -> TextPairs[torch.Tensor]:
     """NumPy text pairs as tensors on ``device``."""
     present = None if text.present is None else torch.from_numpy(text.present).to(device)
     chars, rows = (torch.from_numpy(np.array(values)).to(device) for values in (text.chars, text.rows))
     return TextPairs(chars, rows, text.batch, text.references, present)
 
 
-def pairs_from_rows(chars: Array, present: Array | None) -> TextPairs:
+def pairs_from_rows(chars: ArrayT, present: ArrayT | None) -> TextPairs[ArrayT]:
     """Rows of code points ``(B, 1 + R, W)`` (a hypothesis, then its references; ``-1`` past a row's end)
     as text pairs of the same kind (on the same device), each hypothesis beside each of its references.
 
