@@ -3,9 +3,14 @@
 The engine counts and the scorer scores arrays of either kind: PyTorch tensors (the metric, the
 functional API, on any device) or NumPy arrays (the command line on a CPU, which never imports
 PyTorch). Most operations both libraries spell alike (``where``, ``exp``, ``log``, ``minimum``,
-``stack``, ``abs``, ``.reshape``, ``.cumsum(axis=...)``, ``.sum(axis=..., dtype=...)``,
-``.any(axis=...)``, ``.clip(min=...)``, slicing and operators), once :func:`array_namespace` has
-picked the module; the others are here.
+``stack``, ``abs``, ``.reshape``, ``.cumsum(-1)``, ``.sum(-1, dtype=...)``, ``.any(-1)``,
+``.clip(min=...)``, slicing and operators), once :func:`array_namespace` has picked the module; the
+others are here. (PyTorch takes NumPy's ``axis=`` too, but its type stubs know ``dim=`` only: on a value
+typed as a tensor, the axis goes by position.)
+
+Type checkers see the two kinds apart: :data:`Array` is a value of either kind, and a function typed
+with :data:`ArrayT` takes and gives arrays of one kind, which mypy checks once as NumPy arrays and once
+as tensors (:func:`is_tensor` tells them apart for it). PyTorch is imported for type checkers only.
 
 Example:
     >>> import numpy as np
@@ -22,12 +27,22 @@ import sys
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 import numpy as np
 
-#: A NumPy array or a PyTorch tensor.
-Array = Any
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from torch import Tensor
+    from torch import device as Device
+    from typing_extensions import TypeIs
+
+#: A NumPy array or a PyTorch tensor: a value that may be either.
+Array: TypeAlias = Union[np.ndarray, "Tensor"]
+#: A NumPy array or a PyTorch tensor, one kind throughout a call: the arguments so typed and the result
+#: are all arrays or all tensors (type checkers check a function so typed once for each).
+ArrayT = TypeVar("ArrayT", np.ndarray, "Tensor")
 
 #: Whether CPU tensors may size intermediate results from their values, as NumPy arrays always do
 #: (tests switch it off to exercise the sizes that follow from shapes alone, as on accelerators).
@@ -45,14 +60,14 @@ def array_namespace(array: Array) -> ModuleType:
     return torch if torch is not None and isinstance(array, torch.Tensor) else np
 
 
-def as_float64(array: Array) -> Array:
+def as_float64(array: ArrayT) -> ArrayT:
     """The values as float64, on the array's own device."""
     if is_tensor(array):
         return array.double()
     return np.asarray(array, dtype=np.float64)
 
 
-def as_tensor(values: Array, device: Any = None) -> Any:
+def as_tensor(values: Array, device: Device | None = None) -> Tensor:
     """Statistics as a PyTorch tensor (on ``device``, a ``torch.device``, else where they are: a tensor on
     its device, a NumPy array on the CPU, whatever PyTorch's default device): a NumPy array counted on
     the host shares its memory, unless it is a read-only view, which is copied.
@@ -67,23 +82,27 @@ def as_tensor(values: Array, device: Any = None) -> Any:
     assert torch is not None  # statistics become tensors only where PyTorch counts or scores them
     if device is None:
         device = values.device if isinstance(values, torch.Tensor) else torch.device("cpu")
-    return torch.as_tensor(values, device=device)
+    tensor: Tensor = torch.as_tensor(values, device=device)
+    return tensor
 
 
-def float64_like(values: Any, like: Array) -> Array:
+def float64_like(values: object, like: ArrayT) -> ArrayT:
     """``values`` (numbers, nested lists) as a float64 array of ``like``'s kind, on its device."""
+    if not is_tensor(like):
+        return np.asarray(values, dtype=np.float64)
     torch = _torch()
-    if torch is not None and isinstance(like, torch.Tensor):
-        return torch.tensor(values, dtype=torch.float64, device=like.device)
-    return np.asarray(values, dtype=np.float64)
+    assert torch is not None  # a tensor exists
+    tensor: Tensor = torch.tensor(values, dtype=torch.float64, device=like.device)
+    return tensor
 
 
-def all_true_like(array: Array) -> Array:
+def all_true_like(array: ArrayT) -> ArrayT:
     """A boolean array of ``array``'s shape (and device), all true."""
-    return array_namespace(array).ones_like(array, dtype=bool)
+    ones: ArrayT = array_namespace(array).ones_like(array, dtype=bool)
+    return ones
 
 
-def is_tensor(array: Array) -> bool:
+def is_tensor(array: object) -> TypeIs[Tensor]:
     """Whether ``array`` is a PyTorch tensor."""
     torch = _torch()
     return torch is not None and isinstance(array, torch.Tensor)
@@ -115,20 +134,20 @@ def sizes_from_data(array: Array) -> bool:
     return not is_tensor(array) or sizes_from_data_on(array.device)
 
 
-def sizes_from_data_on(device: Any) -> bool:
+def sizes_from_data_on(device: Device) -> bool:
     """Whether sizes may follow the values of tensors on ``device``, a ``torch.device`` (:func:`sizes_from_data`)."""
     torch = _torch()
     assert torch is not None  # a device exists
     return SIZES_FROM_DATA_ON_CPU and device.type == "cpu" and not torch.compiler.is_compiling()
 
 
-def _libm(function: Any, array: Array) -> Array:
+def _libm(function: Callable[[float], float], array: np.ndarray) -> np.ndarray:
     """``function`` of Python's ``math`` on every element of a NumPy array (float64)."""
     values = np.asarray(array, dtype=np.float64)
     return np.fromiter(map(function, values.reshape(-1).tolist()), np.float64, values.size).reshape(values.shape)
 
 
-def exp(array: Array) -> Array:
+def exp(array: ArrayT) -> ArrayT:
     """``e ** x`` of every element: by PyTorch for tensors; for NumPy arrays by the C library, as Python's
     ``math.exp`` computes it. (NumPy's vectorized ``exp`` can differ from it in the last bit, and sacrebleu
     scores with ``math``: the command line's floats are sacrebleu's bit for bit.)
@@ -142,7 +161,7 @@ def exp(array: Array) -> Array:
     return _libm(math.exp, array)
 
 
-def log(array: Array) -> Array:
+def log(array: ArrayT) -> ArrayT:
     """The natural logarithm of every (positive) element, as :func:`exp` computes: ``math.log`` on NumPy arrays.
 
     Example:
@@ -154,7 +173,7 @@ def log(array: Array) -> Array:
     return _libm(math.log, array)
 
 
-def running_max(array: Array, axis: int = -1) -> Array:
+def running_max(array: ArrayT, axis: int = -1) -> ArrayT:
     """The running maximum along ``axis`` (``cummax``), by default the last.
 
     Example:
@@ -166,7 +185,7 @@ def running_max(array: Array, axis: int = -1) -> Array:
     return np.maximum.accumulate(array, axis=axis)
 
 
-def running_min_from_end(array: Array) -> Array:
+def running_min_from_end(array: ArrayT) -> ArrayT:
     """The running minimum along the last axis, from its end backwards.
 
     Example:
@@ -178,12 +197,12 @@ def running_min_from_end(array: Array) -> Array:
     return np.minimum.accumulate(array[..., ::-1], axis=-1)[..., ::-1]
 
 
-def cast(array: Array, dtype: Any) -> Array:
+def cast(array: ArrayT, dtype: Any) -> ArrayT:
     """``array`` with elements of ``dtype`` (a dtype of the array's own library), on its device."""
     return array.to(dtype) if is_tensor(array) else array.astype(dtype)
 
 
-def full_like_shape(like: Array, shape: tuple[int, ...], fill: Any, dtype: Any = None) -> Array:
+def full_like_shape(like: ArrayT, shape: tuple[int, ...], fill: float, dtype: Any = None) -> ArrayT:
     """A new array of ``shape`` filled with ``fill``, of ``like``'s kind, device and (unless given) dtype.
 
     Example:
@@ -195,14 +214,14 @@ def full_like_shape(like: Array, shape: tuple[int, ...], fill: Any, dtype: Any =
     return np.full(shape, fill, dtype=like.dtype if dtype is None else dtype)
 
 
-def empty_like_shape(like: Array, shape: tuple[int, ...]) -> Array:
+def empty_like_shape(like: ArrayT, shape: tuple[int, ...]) -> ArrayT:
     """A new, uninitialized array of ``shape``, of ``like``'s kind, device and dtype."""
     if is_tensor(like):
         return like.new_empty(shape)
     return np.empty(shape, dtype=like.dtype)
 
 
-def last_marked(mark: Array, values: Array, before: int) -> Array:
+def last_marked(mark: ArrayT, values: ArrayT, before: int) -> ArrayT:
     """Along the last axis, ``values`` at the last position up to each one where ``mark`` holds, ``before``
     where none does yet: ``running_max(where(mark, values, before))`` for ``values`` that never decrease
     along the axis (columns, say).
@@ -215,14 +234,15 @@ def last_marked(mark: Array, values: Array, before: int) -> Array:
         [-1, 1, 1, 3]
     """
     if is_tensor(mark) or mark.ndim != 1:
-        return running_max(array_namespace(mark).where(mark, values, before))
+        marked_values: ArrayT = array_namespace(mark).where(mark, values, before)
+        return running_max(marked_values)
     marked = np.empty(int(np.count_nonzero(mark)) + 1, dtype=values.dtype)
     marked[0] = before
     marked[1:] = values[mark]
     return marked.take(running_count(mark))
 
 
-def next_marked(mark: Array, values: Array, after: int) -> Array:
+def next_marked(mark: ArrayT, values: ArrayT, after: int) -> ArrayT:
     """Along the last axis, ``values`` at the first position from each one on where ``mark`` holds,
     ``after`` where none does any more: ``running_min_from_end(where(mark, values, after))`` for
     ``values`` that never decrease along the axis (on a 1-D NumPy array, through a running count, as
@@ -233,7 +253,8 @@ def next_marked(mark: Array, values: Array, after: int) -> Array:
         [1, 1, 3, 3, 9]
     """
     if is_tensor(mark) or mark.ndim != 1:
-        return running_min_from_end(array_namespace(mark).where(mark, values, after))
+        marked_values: ArrayT = array_namespace(mark).where(mark, values, after)
+        return running_min_from_end(marked_values)
     marked = np.empty(int(np.count_nonzero(mark)) + 1, dtype=values.dtype)
     marked[:-1] = values[mark]
     marked[-1] = after
@@ -242,7 +263,7 @@ def next_marked(mark: Array, values: Array, after: int) -> Array:
     return marked.take(before)
 
 
-def running_count(mask: Array) -> Array:
+def running_count(mask: ArrayT) -> ArrayT:
     """How many entries of ``mask`` hold up to each position along the last axis, as int64.
 
     On NumPy the mask is widened to int64 first: a running sum that widens as it goes takes a scratch
@@ -258,21 +279,22 @@ def running_count(mask: Array) -> Array:
     return np.cumsum(counts, axis=-1, out=counts)
 
 
-def cumsum_(array: Array) -> Array:
+def cumsum_(array: ArrayT) -> ArrayT:
     """The running sum along the last axis, in place; returns ``array``."""
     if is_tensor(array):
         return array.cumsum_(-1)
     return np.cumsum(array, axis=-1, out=array)
 
 
-def arange_like(stop: int, like: Array) -> Array:
+def arange_like(stop: int, like: ArrayT) -> ArrayT:
     """``0, 1, ..., stop - 1`` (int64) as an array of ``like``'s kind, on its device."""
     if is_tensor(like):
-        return array_namespace(like).arange(stop, device=like.device)
+        columns: Tensor = array_namespace(like).arange(stop, device=like.device)
+        return columns
     return np.arange(stop, dtype=np.int64)
 
 
-def columns_like(width: int, like: Array) -> Array:
+def columns_like(width: int, like: ArrayT) -> ArrayT:
     """The columns ``0 .. width - 1`` of a last axis, for scans and reads along it: int64 on a tensor (what
     ``gather`` takes), int32 on NumPy where they fit (half the memory traffic of int64).
 
@@ -285,7 +307,7 @@ def columns_like(width: int, like: Array) -> Array:
     return np.arange(width, dtype=np.int32)
 
 
-def take_along_last(values: Array, index: Array) -> Array:
+def take_along_last(values: ArrayT, index: ArrayT) -> ArrayT:
     """``values[..., index[..., i]]`` along the last axis (``gather``).
 
     Example:
@@ -299,17 +321,18 @@ def take_along_last(values: Array, index: Array) -> Array:
     return np.take_along_axis(values, index, axis=-1)
 
 
-def scatter_last(values: Array, index: Array) -> Array:
+def scatter_last(values: ArrayT, index: ArrayT) -> ArrayT:
     """The inverse of :func:`take_along_last` for a permutation: ``out[..., index[..., i]] = values[..., i]``.
 
     Example:
         >>> scatter_last(np.array([[30, 10, 20]]), np.array([[2, 0, 1]])).tolist()
         [[10, 20, 30]]
     """
-    return scatter_into(array_namespace(values).empty_like(values), index, values)
+    out: ArrayT = array_namespace(values).empty_like(values)
+    return scatter_into(out, index, values)
 
 
-def scatter_into(out: Array, index: Array, values: Array) -> Array:
+def scatter_into(out: ArrayT, index: ArrayT, values: ArrayT) -> ArrayT:
     """``out[..., index[..., i]] = values[..., i]`` along the last axis, in place; returns ``out``."""
     if is_tensor(out):
         return out.scatter_(-1, index, values)
@@ -320,7 +343,7 @@ def scatter_into(out: Array, index: Array, values: Array) -> Array:
     return out
 
 
-def add_at_last(index: Array, values: Array, size: int) -> Array:
+def add_at_last(index: ArrayT, values: ArrayT, size: int) -> ArrayT:
     """``(..., size)``: per leading position, the sums of ``values`` by ``index`` (``scatter_add``).
 
     ``index`` and ``values`` have the same shape; indices lie in ``[0, size)``; the sums have
@@ -340,7 +363,7 @@ def add_at_last(index: Array, values: Array, size: int) -> Array:
     return sums.astype(values.dtype).reshape(*index.shape[:-1], size)
 
 
-def occurrences(index: Array, size: int) -> Array:
+def occurrences(index: ArrayT, size: int) -> ArrayT:
     """``(size,)`` int64: how often each of ``0 .. size - 1`` occurs in 1-D ``index`` (all below ``size``).
 
     Example:
@@ -352,7 +375,7 @@ def occurrences(index: Array, size: int) -> Array:
     return np.bincount(index, minlength=size)
 
 
-def int64_like(values: tuple[Any, ...], like: Array) -> Array:
+def int64_like(values: tuple[Any, ...], like: ArrayT) -> ArrayT:
     """``values`` (ints, or nested tuples of ints) as an int64 array of ``like``'s kind, on its device
     (a tensor from :func:`device_constant`).
 
@@ -365,16 +388,17 @@ def int64_like(values: tuple[Any, ...], like: Array) -> Array:
     torch = _torch()
     assert torch is not None  # a tensor exists
     if torch.compiler.is_compiling():  # a compiled graph holds the constant itself
-        return torch.tensor(values, dtype=torch.int64, device=like.device)
+        tensor: Tensor = torch.tensor(values, dtype=torch.int64, device=like.device)
+        return tensor
     return device_constant(("int64", values), like.device, lambda: np.asarray(values, dtype=np.int64))
 
 
 #: How many constants :func:`device_constant` keeps (per device), the least recently used going first.
 DEVICE_CONSTANTS_KEPT = 256
-_DEVICE_CONSTANTS: OrderedDict[tuple[Hashable, Any], Any] = OrderedDict()
+_DEVICE_CONSTANTS: OrderedDict[tuple[Hashable, Device], Tensor] = OrderedDict()
 
 
-def device_constant(key: Hashable, device: Any, build: Callable[[], np.ndarray]) -> Array:
+def device_constant(key: Hashable, device: Device, build: Callable[[], np.ndarray]) -> Tensor:
     """The array ``build()`` makes on the host, as a tensor on ``device``: copied there once and reused.
 
     Copying from the host is something an accelerator waits for, so a table or constant that every
@@ -392,12 +416,12 @@ def device_constant(key: Hashable, device: Any, build: Callable[[], np.ndarray])
     torch = _torch()
     assert torch is not None  # a device holds tensors only once PyTorch is imported
     slot = (key, device)
-    tensor = _DEVICE_CONSTANTS.get(slot)
-    if tensor is not None:
+    kept = _DEVICE_CONSTANTS.get(slot)
+    if kept is not None:
         if not torch.compiler.is_compiling():
             _DEVICE_CONSTANTS.move_to_end(slot)
-        return tensor
-    tensor = torch.from_numpy(np.ascontiguousarray(build())).to(device)
+        return kept
+    tensor: Tensor = torch.from_numpy(np.ascontiguousarray(build())).to(device)
     if torch.compiler.is_compiling():
         return tensor
     _DEVICE_CONSTANTS[slot] = tensor
@@ -416,10 +440,10 @@ def kept_size(keep: Array) -> int:
     """
     if not sizes_from_data(keep):
         return int(keep.shape[-1])
-    return int(keep.sum(axis=-1).max()) if math.prod(keep.shape) else 0
+    return int(keep.sum(-1).max()) if math.prod(keep.shape) else 0
 
 
-def pack_kept(keep: Array | None, size: int, *columns: tuple[Array, Any]) -> list[Array]:
+def pack_kept(keep: ArrayT | None, size: int, *columns: tuple[ArrayT, float | ArrayT]) -> list[ArrayT]:
     """Each column's entries where ``keep`` holds, packed in order to the front of ``size`` slots along the
     last axis; the slots after them hold the column's filler (a value, or an array broadcast against the
     packed rows).
@@ -434,7 +458,8 @@ def pack_kept(keep: Array | None, size: int, *columns: tuple[Array, Any]) -> lis
         [[[5, 7, -1]]]
     """
     if keep is None:
-        packed = []
+        packed: list[ArrayT] = []
+        values: ArrayT  # declared for mypy, which cannot type it inside the starred shape otherwise
         for values, filler in columns:
             out = _filled(values, (*values.shape[:-1], size), filler)
             out[..., : values.shape[-1]] = values
@@ -445,13 +470,14 @@ def pack_kept(keep: Array | None, size: int, *columns: tuple[Array, Any]) -> lis
         if where.shape[0] == size:
             return [values.take(where) for values, _ in columns]
     slots = array_namespace(keep).where(keep, running_count(keep) - 1, size)  # dropped entries: slot `size`
+    # (mypy cannot type a comprehension's variable inside the starred shape of a generic function)
     return [
-        scatter_into(_filled(values, (*values.shape[:-1], size + 1), filler), slots, values)[..., :size]
+        scatter_into(_filled(values, (*values.shape[:-1], size + 1), filler), slots, values)[..., :size]  # type: ignore[has-type]
         for values, filler in columns
     ]
 
 
-def _filled(like: Array, shape: tuple[int, ...], filler: Any) -> Array:
+def _filled(like: ArrayT, shape: tuple[int, ...], filler: float | ArrayT) -> ArrayT:
     """A new array of ``like``'s kind and dtype, of ``shape``, holding ``filler`` (broadcast when an array)."""
     if is_tensor(filler) or isinstance(filler, np.ndarray):
         out = empty_like_shape(like, shape)
@@ -460,7 +486,7 @@ def _filled(like: Array, shape: tuple[int, ...], filler: Any) -> Array:
     return full_like_shape(like, shape, filler)
 
 
-def add_where_(out: Array, values: Array, where: Array) -> Array:
+def add_where_(out: ArrayT, values: ArrayT, where: ArrayT) -> ArrayT:
     """``out += values`` where ``where`` holds, in place; returns ``out``.
 
     Example:
@@ -469,10 +495,11 @@ def add_where_(out: Array, values: Array, where: Array) -> Array:
     """
     if is_tensor(out):
         return out.add_(array_namespace(out).where(where, values, 0))
-    return np.add(out, values, out=out, where=where)
+    added: np.ndarray = np.add(out, values, out=out, where=where)
+    return added
 
 
-def shifted_sum(high: Array, bits: int, low: Array) -> Array:
+def shifted_sum(high: ArrayT, bits: int, low: ArrayT) -> ArrayT:
     """``high * 2**bits + low`` (one fused operation on tensors).
 
     Example:
@@ -480,5 +507,7 @@ def shifted_sum(high: Array, bits: int, low: Array) -> Array:
         [19, 32]
     """
     if is_tensor(high):
-        return array_namespace(high).add(low, high, alpha=1 << bits)
-    return (high << bits) + low
+        fused: Tensor = array_namespace(high).add(low, high, alpha=1 << bits)
+        return fused
+    shifted: np.ndarray = (high << bits) + low
+    return shifted

@@ -84,14 +84,14 @@ def decoded_chars(ids: Tensor, keep: Tensor, detokenizer: Detokenizer) -> Tensor
     return clean_up_tokenization(chars) if detokenizer.clean_up else chars
 
 
-def words_of_text(chars: Tensor, tokenize: str) -> WordRows:
+def words_of_text(chars: Tensor, tokenize: str) -> WordRows[Tensor]:
     """The words sacrebleu's tokenizer ``tokenize`` finds in rows of code points, as exact ids."""
     chars = preprocess(chars, tokenize)
     in_word, starts = word_starts(chars, tokenize)
     return word_rows(chars, in_word, starts)
 
 
-def decoded_text(rows: StackedRows, reference_chars: Tensor | None, detokenizer: Detokenizer) -> Tensor:
+def decoded_text(rows: StackedRows[Tensor], reference_chars: Tensor | None, detokenizer: Detokenizer) -> Tensor:
     """The text of rows of subword ids (:func:`~torch_bleu.engine.rows.stack_rows`): ``(B, S, W)`` code points.
 
     Each row is decoded by ``detokenizer``; references given as strings (``reference_chars``
@@ -116,8 +116,8 @@ def decoded_text(rows: StackedRows, reference_chars: Tensor | None, detokenizer:
 
 
 def detokenized_rows(
-    rows: StackedRows, reference_chars: Tensor | None, detokenizer: Detokenizer, tokenize: str
-) -> StackedRows:
+    rows: StackedRows[Tensor], reference_chars: Tensor | None, detokenizer: Detokenizer, tokenize: str
+) -> StackedRows[Tensor]:
     """Rows of subword ids (:func:`~torch_bleu.engine.rows.stack_rows`) as rows of the words of their text.
 
     Each row is decoded by ``detokenizer`` (references given as strings are taken as they are, see

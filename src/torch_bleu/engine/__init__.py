@@ -25,11 +25,11 @@ on the host, :data:`CPU_TENSOR_CHUNK_SLOTS` for tensors), so that its arrays sta
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import Protocol, overload
 
 import numpy as np
 
-from ..arrays import Array, array_namespace, full_like_shape, is_tensor
+from ..arrays import Array, ArrayT, array_namespace, full_like_shape, is_tensor
 from .flat_pairs import PairStream, pair_matches, stacked_pairs, stream_pairs
 from .pairwise import pairwise_matches
 from .rows import RowStream, StackedRows, stack_rows, stacked_chunks, stream_chunks
@@ -47,7 +47,12 @@ __all__ = [
     "stack_rows",
 ]
 
-Algorithm = Callable[[StackedRows, int], Array]
+
+class Algorithm(Protocol):
+    """An exact algorithm: ``(B, K, max_order)`` clipped matches of stacked rows."""
+
+    def __call__(self, rows: StackedRows[ArrayT], max_order: int, /) -> ArrayT: ...
+
 
 ALGORITHMS: dict[str, Algorithm] = {"sorted": sorted_key_matches, "pairwise": pairwise_matches}
 
@@ -65,7 +70,7 @@ CPU_TENSOR_CHUNK_SLOTS = 2**17
 PAIRWISE_MAX_WIDTH = 4
 
 
-def _in_chunks(streams: list[PairStream], max_order: int) -> Array:
+def _in_chunks(streams: list[PairStream[np.ndarray]], max_order: int) -> np.ndarray:
     """``(B, 1, max_order)`` matches of the pairs of the ``streams``, one after the other."""
     parts = [pair_matches(stream, max_order) for stream in streams]
     return (parts[0] if len(parts) == 1 else np.concatenate(parts))[:, None]
@@ -81,7 +86,13 @@ def choose_algorithm(width: int, hypotheses: int = 1) -> str:
     return "pairwise" if width <= PAIRWISE_MAX_WIDTH and hypotheses == 1 else "sorted"
 
 
-def clipped_matches(rows: StackedRows | RowStream, max_order: int, algorithm: str = "auto") -> Array:
+@overload
+def clipped_matches(rows: RowStream, max_order: int, algorithm: str = "auto") -> np.ndarray: ...
+@overload
+def clipped_matches(rows: StackedRows[ArrayT], max_order: int, algorithm: str = "auto") -> ArrayT: ...
+def clipped_matches(
+    rows: StackedRows[ArrayT] | RowStream, max_order: int, algorithm: str = "auto"
+) -> ArrayT | np.ndarray:
     """``(B, K, max_order)`` clipped n-gram matches of the ``K`` hypotheses of each sentence.
 
     Args:

@@ -25,12 +25,13 @@ per stage. The same code runs on PyTorch tensors (any device, no host sync) and 
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Generic, NamedTuple
 
 import numpy as np
 
 from ..arrays import (
     Array,
+    ArrayT,
     add_where_,
     arange_like,
     array_namespace,
@@ -46,6 +47,9 @@ from . import keys
 from .rows import RowStream, StackedRows
 from .rowsort import Segments, sort_own, sort_segments, sort_segments_with_order, sort_with_order
 
+if TYPE_CHECKING:
+    from torch import Tensor
+
 KEY_MAX = (1 << 63) - 1  # above every key
 #: Host streams of more slots than this sort their pairs as short rows (:class:`~.rowsort.Segments`);
 #: smaller ones sort whole: one sort of a few thousand keys costs less than laying the pairs out in
@@ -54,24 +58,36 @@ KEY_MAX = (1 << 63) - 1  # above every key
 SEGMENTED_FROM_SLOTS = 2**14
 
 
-class PairStream(NamedTuple):
-    """Tokens of hypothesis-reference pairs, rows end to end.
+if TYPE_CHECKING:  # to type checkers, one kind of array throughout (a NamedTuple is generic from Python 3.11 on)
 
-    Attributes:
-        ranks: ``(N,)`` int64 dense ranks ``1..D`` of the tokens (:func:`~.keys.dense_ranks`).
-        rows: ``(N,)`` int64 row of each slot, non-decreasing except for unused slots: ``2 p`` for
-            the hypothesis of pair ``p``, ``2 p + 1`` for its reference, ``2 P`` for a slot in no row.
-        pairs: ``P``.
-        distinct: a bound on ``D`` (the stream's size when nothing may read the data).
-    """
+    class PairStream(NamedTuple, Generic[ArrayT]):
+        """The stream below, its arrays of one kind."""
 
-    ranks: Array
-    rows: Array
-    pairs: int
-    distinct: int
+        ranks: ArrayT
+        rows: ArrayT
+        pairs: int
+        distinct: int
+
+else:
+
+    class PairStream(NamedTuple):
+        """Tokens of hypothesis-reference pairs, rows end to end.
+
+        Attributes:
+            ranks: ``(N,)`` int64 dense ranks ``1..D`` of the tokens (:func:`~.keys.dense_ranks`).
+            rows: ``(N,)`` int64 row of each slot, non-decreasing except for unused slots: ``2 p`` for
+                the hypothesis of pair ``p``, ``2 p + 1`` for its reference, ``2 P`` for a slot in no row.
+            pairs: ``P``.
+            distinct: a bound on ``D`` (the stream's size when nothing may read the data).
+        """
+
+        ranks: Array
+        rows: Array
+        pairs: int
+        distinct: int
 
 
-def stacked_pairs(rows: StackedRows) -> PairStream:
+def stacked_pairs(rows: StackedRows[ArrayT]) -> PairStream[ArrayT]:
     """The kept tokens of stacked rows with one hypothesis and one reference per sentence, as a stream.
 
     Sentence ``b``'s hypothesis becomes row ``2 b`` and its reference row ``2 b + 1``, with no slot
@@ -98,7 +114,7 @@ def stacked_pairs(rows: StackedRows) -> PairStream:
     return PairStream(ranks, kept_rows, batch, distinct)
 
 
-def stream_pairs(rows: RowStream) -> PairStream:
+def stream_pairs(rows: RowStream) -> PairStream[np.ndarray]:
     """The tokens of a :class:`~.rows.RowStream` as a stream of hypothesis-reference pairs.
 
     Example:
@@ -115,7 +131,7 @@ def stream_pairs(rows: RowStream) -> PairStream:
     return PairStream(ranks, row, rows.lengths.shape[0], distinct)
 
 
-def pair_matches(stream: PairStream, max_order: int) -> Array:
+def pair_matches(stream: PairStream[ArrayT], max_order: int) -> ArrayT:
     """``(P, max_order)`` int64 clipped matches of each pair's hypothesis n-grams in its reference.
 
     Example:
@@ -143,7 +159,7 @@ def pair_matches(stream: PairStream, max_order: int) -> Array:
     digits = ranks + 1
     past_end = digits - side  # what a token's digit adds to the end mark where it is still in the row
 
-    matches: list[Array] = []
+    matches: list[ArrayT] = []
     counted = 0
     head, head_bits, head_order = digits, digit_bits, 1  # head: a number standing for the head_order-gram
     while counted < max_order:
@@ -178,7 +194,8 @@ def pair_matches(stream: PairStream, max_order: int) -> Array:
             head_bits = (int(group[-1]) if sizes_from_data(group) else slots).bit_length()
             head_order = counted
     windows = groups.bounds[1:] - groups.bounds[:-1]  # slots of both rows of each pair
-    return (windows[:, None] - xp.concatenate(matches, -1)) // 2
+    clipped: ArrayT = (windows[:, None] - xp.concatenate(matches, -1)) // 2
+    return clipped
 
 
 def _one_stage(pair_bits: int, distinct: int, max_order: int) -> bool:
@@ -186,7 +203,9 @@ def _one_stage(pair_bits: int, distinct: int, max_order: int) -> bool:
     return pair_bits + 1 + max_order * (distinct + 1).bit_length() <= keys.KEY_BITS
 
 
-def ranks_within_pairs(stream: PairStream, starts: np.ndarray, segments: Segments) -> tuple[np.ndarray, int]:
+def ranks_within_pairs(
+    stream: PairStream[np.ndarray], starts: np.ndarray, segments: Segments
+) -> tuple[np.ndarray, int]:
     """Each token's dense rank ``1, 2, ...`` among the distinct tokens of its own pair, and the most any pair
     holds; the stream's ranks as they are where the keys below do not fit in an int64.
 
@@ -228,42 +247,45 @@ def ranks_within_pairs(stream: PairStream, starts: np.ndarray, segments: Segment
     return local, int(seen.max())
 
 
-def _sorted(key: Array, last_stage: bool, segments: Segments | None) -> tuple[Array, Array | None]:
+def _sorted(key: ArrayT, last_stage: bool, segments: Segments | None) -> tuple[ArrayT, ArrayT | None]:
     """One stage's keys sorted, and (but in the last stage) where each came from: sorted as short rows where
     the pairs are ``segments`` (:class:`~.rowsort.Segments`: the pair number heads every key), else whole."""
     if segments is not None:
+        assert not is_tensor(key)  # segments lay out streams on the host
         return (sort_segments(key, segments), None) if last_stage else sort_segments_with_order(key, segments)
     return (sort_own(key), None) if last_stage else sort_with_order(key)
 
 
-class _Groups:
+class _Groups(Generic[ArrayT]):
     """Groups of equal keys in one sorted stage, and the sum over each pair's groups of ``|H - C|``.
 
     The side is a key's lowest bit and the pair the bits from ``below_pair + 1`` up; one order's
     groups are the runs of keys equal above a given bit.
     """
 
-    def __init__(self, sorted_keys: Array, pairs: int, below_pair: int) -> None:
+    def __init__(self, sorted_keys: ArrayT, pairs: int, below_pair: int) -> None:
         xp = self.xp = array_namespace(sorted_keys)
         slots = sorted_keys.shape[0]
         # change[i]: the bits in which key i + 1 differs from key i; the last slot ends every group
-        self.change = full_like_shape(sorted_keys, (slots,), KEY_MAX)
+        self.change: ArrayT = full_like_shape(sorted_keys, (slots,), KEY_MAX)
         xp.bitwise_xor(sorted_keys[1:], sorted_keys[:-1], out=self.change[:-1])
         # balance[i + 1]: H - C of the windows up to slot i (each hypothesis window +1, each reference one -1)
-        self.balance = full_like_shape(sorted_keys, (slots + 1,), 0)
+        self.balance: ArrayT = full_like_shape(sorted_keys, (slots + 1,), 0)
         cumsum_(xp.bitwise_and(sorted_keys, 1, out=self.balance[1:]))
         self.balance *= -2
         self.balance += arange_like(slots + 1, sorted_keys)
         # the pairs lie one after another in sorted order: sums per pair are differences of running sums
-        self.bounds = xp.searchsorted(sorted_keys, pair_starts(pairs, below_pair + 1, sorted_keys))
+        self.bounds: ArrayT = xp.searchsorted(sorted_keys, pair_starts(pairs, below_pair + 1, sorted_keys))
 
-    def imbalances(self, shifts: list[int]) -> Array:
+    def imbalances(self, shifts: list[int]) -> ArrayT:
         """``(P, len(shifts))``: per pair, the sum of ``|H - C|`` over its groups of keys equal from each shift up."""
-        if is_tensor(self.change):
-            return self.xp.stack([self._imbalance_of_tensors(shift) for shift in shifts], -1)
+        change = self.change
+        if is_tensor(change):
+            per_shift: Tensor = self.xp.stack([self._imbalance_of_tensors(shift) for shift in shifts], -1)
+            return per_shift
         return self._imbalances_on_host(shifts)
 
-    def _imbalances_on_host(self, shifts: list[int]) -> Array:
+    def _imbalances_on_host(self: _Groups[np.ndarray], shifts: list[int]) -> np.ndarray:
         """All shifts in one pass over a ``(len(shifts), 1 + slots)`` table of group ends, flattened: row ``k``
         starts with an end of its own (balance 0) before slot 0, so no group reaches into the row before."""
         slots = self.change.shape[0]
@@ -281,10 +303,10 @@ class _Groups:
         # the groups before each pair's first slot, in each row (a row start counts only in rows before)
         first_slots = np.arange(len(shifts), dtype=np.int64)[:, None] * (slots + 1) + self.bounds + 1
         bounds = np.searchsorted(last, first_slots)
-        totals: Array = running[bounds[:, 1:]] - running[bounds[:, :-1]]
+        totals: np.ndarray = running[bounds[:, 1:]] - running[bounds[:, :-1]]
         return totals.T
 
-    def _imbalance_of_tensors(self, shift: int) -> Array:
+    def _imbalance_of_tensors(self, shift: int) -> ArrayT:
         """One shift's sums, shapes from shapes alone: every group's last slot holds its ``|H - C|``, others 0."""
         xp = self.xp
         ends = self.change >= (1 << shift)
@@ -296,10 +318,11 @@ class _Groups:
         running = full_like_shape(position, (position.shape[0] + 1,), 0)
         running[1:] = xp.where(ends, xp.abs(balance - before), 0)
         cumsum_(running)
-        return running[self.bounds[1:]] - running[self.bounds[:-1]]
+        sums: ArrayT = running[self.bounds[1:]] - running[self.bounds[:-1]]
+        return sums
 
 
-def pair_starts(pairs: int, shift: int, like: Array) -> Array:
+def pair_starts(pairs: int, shift: int, like: ArrayT) -> ArrayT:
     """The smallest key of each pair ``0..P`` (pair numbers start at bit ``shift``)."""
-    starts: Array = arange_like(pairs + 1, like) << shift
+    starts: ArrayT = arange_like(pairs + 1, like) << shift
     return starts

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arrays import Array, array_namespace, cumsum_, full_like_shape, is_tensor, scatter_last, sizes_from_data
+from ..arrays import ArrayT, array_namespace, cumsum_, full_like_shape, is_tensor, scatter_last, sizes_from_data
 from .rowsort import sort_with_order
 
 #: Bits a packed key may use (keys stay non-negative int64).
@@ -19,7 +19,7 @@ KEY_BITS = 63
 TABLE_RANKS_MAX = 1 << 16
 
 
-def dense_ranks(values: Array, valid: Array | None = None, *, start: int = 1) -> tuple[Array, int]:
+def dense_ranks(values: ArrayT, valid: ArrayT | None = None, *, start: int = 1) -> tuple[ArrayT, int]:
     """The rank ``start, start + 1, ...`` (``1, 2, ...`` unless given) of each value among the distinct
     values of its row (along the last axis), and a bound on how many distinct values a row holds: the
     exact number where sizes may follow the data, else the rows' length.

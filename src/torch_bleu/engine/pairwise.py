@@ -14,11 +14,11 @@ hypothesis per sentence only.
 
 from __future__ import annotations
 
-from ..arrays import Array, arange_like, array_namespace, pack_kept
+from ..arrays import ArrayT, arange_like, array_namespace, pack_kept
 from .rows import StackedRows
 
 
-def pairwise_matches(rows: StackedRows, max_order: int) -> Array:
+def pairwise_matches(rows: StackedRows[ArrayT], max_order: int) -> ArrayT:
     """``(B, 1, max_order)`` clipped matches of stacked rows with one hypothesis each (see the module docstring).
 
     Example:
@@ -46,7 +46,8 @@ def pairwise_matches(rows: StackedRows, max_order: int) -> Array:
     for order in range(1, max_order + 1):
         if order > 1:
             windows = windows[:, :-1, :, :-1] & same[:, order - 1 :, :, order - 1 :]
-        counts = windows.sum(axis=-1, dtype=xp.int32)  # (B, windows, S)
+        counts = windows.sum(-1, dtype=xp.int32)  # (B, windows, S)
         matched = (counts[..., 0] < xp.amax(counts[..., 1:], axis=-1)) & inside[:, 0, order - 1 :]
-        matches.append(matched.sum(axis=-1))
-    return xp.stack(matches, 1)[:, None]
+        matches.append(matched.sum(-1))
+    stacked: ArrayT = xp.stack(matches, 1)[:, None]
+    return stacked

@@ -15,27 +15,38 @@ The rows are PyTorch tensors on any device or NumPy arrays; the engine runs the 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Generic, NamedTuple
 
 import numpy as np
 
-from ..arrays import Array, arange_like, array_namespace, cast, full_like_shape, running_max
+from ..arrays import Array, ArrayT, arange_like, array_namespace, cast, full_like_shape, running_max
 
+if TYPE_CHECKING:  # to type checkers, one kind of array throughout (a NamedTuple is generic from Python 3.11 on)
 
-class StackedRows(NamedTuple):
-    """A batch as ``(B, S, L)`` rows, ``S = K + R``: the hypotheses, then the references.
+    class StackedRows(NamedTuple, Generic[ArrayT]):
+        """The batch below, its arrays all of one kind."""
 
-    Attributes:
-        tokens: ``(B, S, L)`` int64 ids, each row padded to the common width ``L``.
-        keep: ``(B, S, L)`` bool, the tokens that take part in n-grams; ``None`` when all do.
-        lengths: ``(B, S)`` int64, how many tokens each row keeps.
-        hypotheses: ``K``, how many of the first rows are hypotheses.
-    """
+        tokens: ArrayT
+        keep: ArrayT | None
+        lengths: ArrayT
+        hypotheses: int = 1
 
-    tokens: Array
-    keep: Array | None
-    lengths: Array
-    hypotheses: int = 1
+else:
+
+    class StackedRows(NamedTuple):
+        """A batch as ``(B, S, L)`` rows, ``S = K + R``: the hypotheses, then the references.
+
+        Attributes:
+            tokens: ``(B, S, L)`` int64 ids, each row padded to the common width ``L``.
+            keep: ``(B, S, L)`` bool, the tokens that take part in n-grams; ``None`` when all do.
+            lengths: ``(B, S)`` int64, how many tokens each row keeps.
+            hypotheses: ``K``, how many of the first rows are hypotheses.
+        """
+
+        tokens: Array
+        keep: Array | None
+        lengths: Array
+        hypotheses: int = 1
 
 
 class RowStream(NamedTuple):
@@ -48,12 +59,12 @@ class RowStream(NamedTuple):
         distinct: ``D`` when the ids are ``0 .. D - 1`` already (numbered words), else ``None``.
     """
 
-    tokens: Array
-    lengths: Array
+    tokens: np.ndarray
+    lengths: np.ndarray
     distinct: int | None = None
 
 
-def stacked_chunks(rows: StackedRows, slots: int) -> list[StackedRows]:
+def stacked_chunks(rows: StackedRows[ArrayT], slots: int) -> list[StackedRows[ArrayT]]:
     """``rows`` as consecutive batches of sentences of at most ``slots`` token slots each (at least one
     sentence), chosen from the shape alone.
 
@@ -100,13 +111,13 @@ def stream_chunks(rows: RowStream, slots: int) -> list[RowStream]:
 
 
 def stack_rows(
-    preds: Array,
-    target: Array,
+    preds: ArrayT,
+    target: ArrayT,
     ignore_ids: Sequence[int] = (),
-    ref_present: Array | None = None,
-    row_lengths: Array | None = None,
+    ref_present: ArrayT | None = None,
+    row_lengths: ArrayT | None = None,
     eos_ids: Sequence[int] = (),
-) -> StackedRows:
+) -> StackedRows[ArrayT]:
     """Put ``preds`` ``(B, Lp)`` and ``target`` ``(B, R, Lt)`` side by side and mark the tokens to keep.
 
     A token is kept when it is neither negative nor in ``ignore_ids``, comes before the first of
@@ -138,10 +149,10 @@ def stack_rows(
         hypothesis_present = full_like_shape(ref_present, (batch, 1), True)
         row_present = xp.concatenate([hypothesis_present, ref_present], 1)[..., None]
         keep = keep & row_present
-    return StackedRows(tokens, keep, keep.sum(axis=-1))
+    return StackedRows(tokens, keep, keep.sum(-1))
 
 
-def kept_ids(tokens: Array, ignore_ids: Sequence[int], eos_ids: Sequence[int]) -> Array:
+def kept_ids(tokens: ArrayT, ignore_ids: Sequence[int], eos_ids: Sequence[int]) -> ArrayT:
     """Which ``tokens`` (rows along the last axis) count: those neither negative nor in ``ignore_ids`` that
     come before the first of ``eos_ids`` in their row.
 
@@ -164,11 +175,12 @@ def kept_ids(tokens: Array, ignore_ids: Sequence[int], eos_ids: Sequence[int]) -
     return keep
 
 
-def _before_first(tokens: Array, stop_ids: Sequence[int]) -> Array:
+def _before_first(tokens: ArrayT, stop_ids: Sequence[int]) -> ArrayT:
     """Bool: the tokens that come before the first of ``stop_ids`` in their row (a running
     maximum, so no position has to be looked up on the host)."""
     xp = array_namespace(tokens)
     is_stop = tokens == stop_ids[0]
     for token_id in stop_ids[1:]:
         is_stop |= tokens == token_id
-    return running_max(cast(is_stop, xp.uint8)) == 0
+    before: ArrayT = running_max(cast(is_stop, xp.uint8)) == 0
+    return before

@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..arrays import (
-    Array,
+    ArrayT,
     add_at_last,
     array_namespace,
     cast,
@@ -79,14 +79,14 @@ def key_layout(slots: int, sources: int) -> KeyLayout:
     return KeyLayout(digit_bits, source_bits, digits_per_key)
 
 
-def _group_thresholds(layout: KeyLayout, key_digits: int, prefix_digits: range, like: Array) -> Array:
+def _group_thresholds(layout: KeyLayout, key_digits: int, prefix_digits: range, like: ArrayT) -> ArrayT:
     """``(1, K, 1)`` thresholds: two keys of ``key_digits`` digits differ within their first
     ``prefix_digits[k]`` digits exactly when ``key ^ other >= thresholds[k]``."""
     shifts = (layout.source_bits + layout.digit_bits * (key_digits - prefix) for prefix in prefix_digits)
     return int64_like(((tuple((1 << shift,) for shift in shifts)),), like)
 
 
-def _group_numbers(sorted_keys: Array, thresholds: Array) -> Array:
+def _group_numbers(sorted_keys: ArrayT, thresholds: ArrayT) -> ArrayT:
     """``(B, K, W)``: the running number ``1, 2, ...`` of the group of each sorted key, per prefix length."""
     batch, slots = sorted_keys.shape
     starts = empty_like_shape(sorted_keys, (batch, thresholds.shape[1], slots))
@@ -96,7 +96,7 @@ def _group_numbers(sorted_keys: Array, thresholds: Array) -> Array:
     return cumsum_(starts)
 
 
-def _clipped_counts(group: Array, source: Array, sources: int, hypotheses: int, row_width: int) -> Array:
+def _clipped_counts(group: ArrayT, source: ArrayT, sources: int, hypotheses: int, row_width: int) -> ArrayT:
     """``(B, hypotheses, K)``: per hypothesis and order, the sum over groups of ``min(H, max_r C_r)``.
 
     ``group`` ``(B, K, W)`` numbers the groups ``1..W`` of each order; ``source`` ``(B, W)`` says which
@@ -112,12 +112,13 @@ def _clipped_counts(group: Array, source: Array, sources: int, hypotheses: int, 
         sign = cast(1 - 2 * source, xp.int32)  # +1 for a hypothesis window, -1 for a reference one
         balance = add_at_last(group, xp.broadcast_to(sign[:, None], group.shape), size)
         imbalance = cast(xp.abs(balance).sum(axis=-1, dtype=xp.int32), xp.int64)
-        return ((group.shape[-1] - imbalance) // 2)[:, None]
+        clipped: ArrayT = ((group.shape[-1] - imbalance) // 2)[:, None]
+        return clipped
     field = row_width.bit_length()
     rows_per_pass = max(1, COUNTER_BITS // field)
     row_shift = cast(source * field, xp.int32)  # where each window's row field starts
-    hypothesis_counts: list[Array] = []
-    best: Array | None = None
+    hypothesis_counts: list[ArrayT] = []
+    best: ArrayT | None = None
     for first in range(0, sources, rows_per_pass):
         rows = min(rows_per_pass, sources - first)
         if rows == sources:
@@ -136,11 +137,12 @@ def _clipped_counts(group: Array, source: Array, sources: int, hypotheses: int, 
             else:
                 best = count if best is None else xp.maximum(best, count)
     assert best is not None  # at least one reference was counted
-    clipped = [xp.minimum(count, best).sum(axis=-1, dtype=xp.int32) for count in hypothesis_counts]
-    return cast(xp.stack(clipped, 1), xp.int64)
+    clipped_sums = [xp.minimum(count, best).sum(axis=-1, dtype=xp.int32) for count in hypothesis_counts]
+    stacked: ArrayT = xp.stack(clipped_sums, 1)
+    return cast(stacked, xp.int64)
 
 
-def sorted_key_matches(rows: StackedRows, max_order: int) -> Array:
+def sorted_key_matches(rows: StackedRows[ArrayT], max_order: int) -> ArrayT:
     """``(B, K, max_order)`` clipped matches of the ``K`` hypotheses of stacked rows (see the module docstring).
 
     Example:
@@ -162,7 +164,7 @@ def sorted_key_matches(rows: StackedRows, max_order: int) -> Array:
     # the kept tokens' digits, then end marks, far enough for the windows at every slot
     (digits,) = pack_kept(rows.keep, width + max_order, (token_ranks, end_marks))
 
-    matches: list[Array] = []
+    matches: list[ArrayT] = []
     counted = 0
     head, head_order = digits[..., :width], 1  # head: one digit standing for the head_order-gram at each slot
     while counted < max_order:

@@ -8,12 +8,12 @@ a token, and no padding id has to be found in the data.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import torch
 from torch import Tensor
 
-from ..arrays import Array, sizes_from_data
+from ..arrays import sizes_from_data
 
 #: What a ragged row, or a list of rows, may be.
 SEQUENCES = (list, tuple)
@@ -42,13 +42,14 @@ class TokenBatch(NamedTuple):
     The fields are tensors, or NumPy arrays on a CPU batch's memory (:meth:`on_host`).
     """
 
-    preds: Array
-    target: Array
-    ref_present: Array | None = None
-    row_lengths: Array | None = None
-    reference_chars: Array | None = None
+    # Any: tensors, or NumPy arrays after on_host(), a kind chosen at run time that no type can follow
+    preds: Any
+    target: Any
+    ref_present: Any = None
+    row_lengths: Any = None
+    reference_chars: Any = None
 
-    def references_present(self, ref_len: Array) -> Array | None:
+    def references_present(self, ref_len: Any) -> Any:
         """``(B, R)`` bool: the references that count, given their kept lengths ``ref_len`` ``(B, R)``.
 
         A ragged ``target`` said which exist. In a padded one a single reference always counts, even

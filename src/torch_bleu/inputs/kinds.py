@@ -31,7 +31,8 @@ from .batch import SEQUENCES, TokenBatch
 from .ids import token_batch
 
 if TYPE_CHECKING:
-    from ..arrays import Array
+    from torch import Tensor
+
     from ..detokenize.detokenizer import Detokenizer
 
 
@@ -85,21 +86,22 @@ class TokenIds:
     def __init__(self, batch: TokenBatch, rules: InputRules) -> None:
         self.batch = batch
         self.rules = rules
-        self._rows: StackedRows | None = None
+        self._rows: StackedRows[Any] | None = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.batch!r})"
 
     @property
-    def rows(self) -> StackedRows:
-        """Each hypothesis beside its references, the ignored ids dropped and each row cut at its first EOS."""
+    def rows(self) -> StackedRows[Any]:
+        """Each hypothesis beside its references, the ignored ids dropped and each row cut at its first EOS
+        (tensors, or NumPy arrays as the batch's fields are: :class:`~.batch.TokenBatch`)."""
         if self._rows is None:
             self._rows = kept_rows(self.batch, self.rules)
         return self._rows
 
     @property
-    def present(self) -> Array | None:
-        """``(B, R)`` bool: the references that count (``None``: all), decided on the ids."""
+    def present(self) -> Any:
+        """``(B, R)`` bool: the references that count (``None``: all), decided on the ids; of the rows' kind."""
         return self.batch.references_present(self.rows.lengths[:, 1:])
 
 
@@ -114,7 +116,13 @@ class SubwordIds(TokenIds):
         assert detokenizer is not None  # a batch is subword ids only with one
         return detokenizer
 
-    def decoded(self) -> Array:
+    @property
+    def present(self) -> Tensor | None:
+        """``(B, R)`` bool: the references that count (``None``: all), decided on the ids before decoding."""
+        present: Tensor | None = self.batch.references_present(self.rows.lengths[:, 1:])
+        return present
+
+    def decoded(self) -> Tensor:
         """``(B, 1 + R, W)`` code points of the decoded rows, ``-1`` past each row's end, on the ids' device."""
         from ..detokenize.pipeline import decoded_text
 
@@ -178,7 +186,7 @@ def reads_text(preds: object, rules: InputRules) -> bool:
     return isinstance(first, str) or (isinstance(first, SEQUENCES) and bool(first) and isinstance(first[0], str))
 
 
-def kept_rows(batch: TokenBatch, rules: InputRules) -> StackedRows:
+def kept_rows(batch: TokenBatch, rules: InputRules) -> StackedRows[Any]:
     """The rows of a batch of ids as the engine counts them: each hypothesis beside its references, the ids
     of ``rules.ignored_ids`` dropped and each row cut at its first id of ``rules.eos_ids``.
 

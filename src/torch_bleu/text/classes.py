@@ -10,7 +10,7 @@ import string
 
 import numpy as np
 
-from ..arrays import Array, device_constant, is_tensor
+from ..arrays import ArrayT, device_constant, is_tensor
 
 # PUNCTUATION: ASCII punctuation (``string.punctuation``), for chrF's words
 SPACE, ALONE, DIGIT, PERIOD_OR_COMMA, DASH, PUNCTUATION = 1, 2, 4, 8, 16, 32
@@ -41,7 +41,7 @@ def _class_table() -> np.ndarray:
 _CLASS_TABLE = _class_table()
 
 
-def character_classes(chars: Array) -> Array:
+def character_classes(chars: ArrayT) -> ArrayT:
     """The class bits (:data:`SPACE`, :data:`ALONE`, ...) of every code point of ``chars`` (``-1``: whitespace).
 
     Example:

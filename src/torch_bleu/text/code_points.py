@@ -21,6 +21,7 @@ import numpy as np
 
 from ..arrays import (
     Array,
+    ArrayT,
     array_namespace,
     cast,
     columns_like,
@@ -117,7 +118,7 @@ def strings_from_rows(rows: Array) -> list[str]:
     return [text + "\0" * (int(length) - len(text)) for text, length in zip(texts, lengths)]
 
 
-def shifted(values: Array, offset: int, fill: int | bool) -> Array:
+def shifted(values: ArrayT, offset: int, fill: int | bool) -> ArrayT:
     """``values[..., i + offset]`` at column ``i`` (``fill`` where that falls outside the row).
 
     Example:
@@ -135,7 +136,7 @@ def shifted(values: Array, offset: int, fill: int | bool) -> Array:
     return out
 
 
-def kept_chars(chars: Array, keep: Array) -> Array:
+def kept_chars(chars: ArrayT, keep: ArrayT) -> ArrayT:
     """The characters of ``chars`` where ``keep`` holds, packed to the front of rows of the same width
     (on CPU, of the width the longest row needs).
 
@@ -147,7 +148,7 @@ def kept_chars(chars: Array, keep: Array) -> Array:
     return pack_kept(keep, kept_size(keep), (chars, PAD))[0]
 
 
-def first_of_chains(starts: Array, stride: int) -> Array:
+def first_of_chains(starts: ArrayT, stride: int) -> ArrayT:
     """Where ``starts`` holds and the start ``stride`` columns before was not itself taken.
 
     A scan from the left that takes a start unless the one ``stride`` before was taken: chains of
@@ -166,11 +167,11 @@ def first_of_chains(starts: Array, stride: int) -> Array:
     lanes = padded.reshape(*starts.shape[:-1], steps, stride).swapaxes(-1, -2)  # lane i % stride, step i // stride
     step = columns_like(steps, starts)
     last_gap = running_max(xp.where(lanes, -1, step))  # the last step without a start
-    taken = lanes & ((step - last_gap) % 2 == 1)
+    taken: ArrayT = lanes & ((step - last_gap) % 2 == 1)
     return taken.swapaxes(-1, -2).reshape(*starts.shape[:-1], steps * stride)[..., :width]
 
 
-def replace_all(chars: Array, pattern: str, replacement: str) -> Array:
+def replace_all(chars: ArrayT, pattern: str, replacement: str) -> ArrayT:
     """``str.replace(pattern, replacement)`` on every row, for a ``replacement`` no longer than ``pattern``.
 
     Matches are taken left to right without overlapping, as ``str.replace`` takes them; the

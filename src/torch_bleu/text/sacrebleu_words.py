@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..arrays import (
-    Array,
+    ArrayT,
     array_namespace,
     columns_like,
     full_like_shape,
@@ -49,7 +49,7 @@ REPLACEMENTS_13A = (
 )
 
 
-def strip(chars: Array, leading: bool = False) -> Array:
+def strip(chars: ArrayT, leading: bool = False) -> ArrayT:
     """``str.rstrip()`` on every string (``str.strip()`` with ``leading``): the whitespace between its
     text and its edge is removed (the strings of a stream stay apart: their :data:`~.code_points.PAD`
     separators stay).
@@ -74,13 +74,13 @@ def strip(chars: Array, leading: bool = False) -> Array:
     return kept_chars(chars, ~outside)
 
 
-def preprocess(chars: Array, tokenize: str) -> Array:
+def preprocess(chars: ArrayT, tokenize: str) -> ArrayT:
     """What sacrebleu does to a line before its tokenizer's expressions: ``rstrip`` (``strip`` for ``zh``),
     then :func:`replacements`."""
     return replacements(strip(chars, leading=tokenize == "zh"), tokenize)
 
 
-def replacements(chars: Array, tokenize: str) -> Array:
+def replacements(chars: ArrayT, tokenize: str) -> ArrayT:
     """The string replacements of tokenizer ``tokenize`` (13a's; the others have none), in order."""
     if tokenize == "13a":
         for pattern, replacement in REPLACEMENTS_13A:
@@ -88,7 +88,7 @@ def replacements(chars: Array, tokenize: str) -> Array:
     return chars
 
 
-def word_starts(chars: Array, tokenize: str) -> tuple[Array, Array]:
+def word_starts(chars: ArrayT, tokenize: str) -> tuple[ArrayT, ArrayT]:
     """``(in_word, starts)``: which characters belong to words, and which begin one, under ``tokenize``.
 
     ``chars`` are rows or streams already through :func:`preprocess`.
@@ -118,7 +118,7 @@ def word_starts(chars: Array, tokenize: str) -> tuple[Array, Array]:
     return in_word, starts
 
 
-def _alone_13a(chars: Array, classes: Array, edges_hold: bool) -> Array:
+def _alone_13a(chars: ArrayT, classes: ArrayT, edges_hold: bool) -> ArrayT:
     """The characters 13a's expressions surround with spaces (``classes``: their :func:`character_classes`).
 
     With ``edges_hold``, an edge is no character, which the expressions' ``[^0-9]`` cannot match
@@ -143,7 +143,7 @@ def _alone_13a(chars: Array, classes: Array, edges_hold: bool) -> Array:
     last_of_run = period_or_comma & ~shifted(period_or_comma, 1, False)
     attached = last_of_run & next_stops_match & ~spaced_by_second
     dash_after_digit = ((classes & DASH) != 0) & shifted(digit, -1, False)
-    alone: Array = ((classes & ALONE) != 0) | (period_or_comma & ~attached) | dash_after_digit
+    alone: ArrayT = ((classes & ALONE) != 0) | (period_or_comma & ~attached) | dash_after_digit
     return alone
 
 
@@ -180,7 +180,7 @@ def _alone_13a_in_stream(chars: np.ndarray, classes: np.ndarray, edges_hold: boo
     return alone
 
 
-def _splits_intl(chars: Array) -> Array:
+def _splits_intl(chars: ArrayT) -> ArrayT:
     """Where the ``intl`` tokenizer's expressions put a space before a character.
 
     Its expressions run one after the other on the whole line: ``(\\P{N})(\\p{P})`` spaces a
@@ -197,10 +197,13 @@ def _splits_intl(chars: Array) -> Array:
     space_after = first | shifted(first, -1, False)
     second_matches = punctuation & (space_after | shifted(not_number, 1, False))
     second = _alternating(second_matches, second_matches & ~space_after)
-    return shifted(space_after, -1, False) | second | shifted(second, -1, False) | symbol | shifted(symbol, -1, False)
+    splits: ArrayT = (
+        shifted(space_after, -1, False) | second | shifted(second, -1, False) | symbol | shifted(symbol, -1, False)
+    )
+    return splits
 
 
-def _alternating(matches: Array, consumes_next: Array) -> Array:
+def _alternating(matches: ArrayT, consumes_next: ArrayT) -> ArrayT:
     """The matches a left-to-right scan takes, where a match that ``consumes_next`` character keeps that
     character (if it matches too) from being taken: along each chain of such matches, every other one.
 
@@ -213,11 +216,11 @@ def _alternating(matches: Array, consumes_next: Array) -> Array:
     column = columns_like(matches.shape[-1], matches)
     chain_start = matches & ~shifted(consumes_next, -1, False)
     since_start = column - last_marked(chain_start, column, -1)
-    taken: Array = matches & (since_start % 2 == 0)
+    taken: ArrayT = matches & (since_start % 2 == 0)
     return taken
 
 
-def _at(values: Array, column: Array, fill: bool) -> Array:
+def _at(values: ArrayT, column: ArrayT, fill: bool) -> ArrayT:
     """``values`` read at columns ``column`` of the last axis, from ``-1`` to its width: ``fill`` outside it.
 
     Example:
@@ -227,4 +230,5 @@ def _at(values: Array, column: Array, fill: bool) -> Array:
     """
     xp = array_namespace(values)
     edge = full_like_shape(values, (*values.shape[:-1], 1), fill)
-    return take_along_last(xp.concatenate([edge, values, edge], axis=-1), column + 1)
+    padded: ArrayT = xp.concatenate([edge, values, edge], axis=-1)
+    return take_along_last(padded, column + 1)

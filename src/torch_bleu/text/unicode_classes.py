@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ..arrays import Array, device_constant, is_tensor
+from ..arrays import ArrayT, device_constant, is_tensor
 
 NUMBER, PUNCTUATION, SYMBOL, CHINESE = 1, 2, 4, 8
 #: One more than the last code point, U+10FFFF.
@@ -72,7 +72,7 @@ def _single_characters_between(start: str, end: str) -> tuple[int, int]:
     return first, ord(end[0])
 
 
-def unicode_classes(chars: Array) -> Array:
+def unicode_classes(chars: ArrayT) -> ArrayT:
     """The class bits (:data:`NUMBER`, :data:`PUNCTUATION`, :data:`SYMBOL`, :data:`CHINESE`) of every code
     point of ``chars`` (``-1``, no character: none).
 

@@ -18,12 +18,13 @@ nothing waits for the device) and NumPy arrays alike.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Generic, NamedTuple
 
 import numpy as np
 
 from ..arrays import (
     Array,
+    ArrayT,
     arange_like,
     array_namespace,
     cast,
@@ -46,8 +47,13 @@ CODE_POINT_VALUES = 0x110000
 
 
 def word_ids(
-    chars: Array, starts: Array, used: Array, distinct: int, *columns: tuple[Array, Any], longest: int | None = None
-) -> tuple[Array, int, list[Array]]:
+    chars: ArrayT,
+    starts: ArrayT,
+    used: ArrayT,
+    distinct: int,
+    *columns: tuple[ArrayT, float | ArrayT],
+    longest: int | None = None,
+) -> tuple[ArrayT, int, list[ArrayT]]:
     """Exact ids of the words of a stream whose used slots hold the characters of words, end to end.
 
     Args:
@@ -121,8 +127,8 @@ def word_ids(
 
 
 def _word_ids_on_host(
-    chars: np.ndarray, starts: np.ndarray, used: int, columns: tuple[tuple[Array, Any], ...]
-) -> tuple[Array, int, list[Array]]:
+    chars: np.ndarray, starts: np.ndarray, used: int, columns: tuple[tuple[np.ndarray, float | np.ndarray], ...]
+) -> tuple[np.ndarray, int, list[np.ndarray]]:
     """:func:`word_ids` on the host, through a hash table whose every hit is checked
     (:mod:`~torch_bleu.text.word_table`): one pass over the characters instead of a sort per round."""
     first = np.flatnonzero(starts[:used])
@@ -131,7 +137,7 @@ def _word_ids_on_host(
     return ids + 1, count, [values.take(first) for values, _ in columns]
 
 
-def _in_same_word(values: Array, word: Array, distance: int) -> Array:
+def _in_same_word(values: ArrayT, word: ArrayT, distance: int) -> ArrayT:
     """``values`` ``distance`` slots on, where that slot is in the same word (else 0)."""
     xp = array_namespace(values)
     ahead = full_like_shape(values, values.shape, 0)
@@ -141,19 +147,29 @@ def _in_same_word(values: Array, word: Array, distance: int) -> Array:
     return ahead
 
 
-class WordRows(NamedTuple):
-    """Words as ids, packed to the front of their rows.
+if TYPE_CHECKING:  # to type checkers, one kind of array throughout (a NamedTuple is generic from Python 3.11 on)
 
-    Attributes:
-        ids: ``(M, W)`` int64 word ids (0 past a row's words).
-        lengths: ``(M,)`` int64, how many words each row has.
-    """
+    class WordRows(NamedTuple, Generic[ArrayT]):
+        """The words below, both arrays of one kind."""
 
-    ids: Array
-    lengths: Array
+        ids: ArrayT
+        lengths: ArrayT
+
+else:
+
+    class WordRows(NamedTuple):
+        """Words as ids, packed to the front of their rows.
+
+        Attributes:
+            ids: ``(M, W)`` int64 word ids (0 past a row's words).
+            lengths: ``(M,)`` int64, how many words each row has.
+        """
+
+        ids: Array
+        lengths: Array
 
 
-def word_rows(chars: Array, in_word: Array, starts: Array) -> WordRows:
+def word_rows(chars: ArrayT, in_word: ArrayT, starts: ArrayT) -> WordRows[ArrayT]:
     """The words of rows of code points ``(M, L)`` (``in_word``: the characters of words; ``starts``: the
     first of each word, both as :func:`~torch_bleu.text.sacrebleu_words.word_starts` gives them) as ids.
 
@@ -169,8 +185,8 @@ def word_rows(chars: Array, in_word: Array, starts: Array) -> WordRows:
     """
     xp = array_namespace(chars)
     if is_tensor(chars) and sizes_from_data(chars):  # on the CPU: NumPy on the tensors' own memory is faster
-        ids, lengths = word_rows(chars.numpy(), in_word.numpy(), starts.numpy())
-        return WordRows(xp.from_numpy(ids), xp.from_numpy(lengths))
+        host_ids, host_lengths = word_rows(chars.numpy(), in_word.numpy(), starts.numpy())
+        return WordRows(xp.from_numpy(host_ids), xp.from_numpy(host_lengths))
     rows, width = chars.shape
     flat_in_word = in_word.reshape(-1)
     row = arange_like(rows * width, chars) // max(width, 1)
@@ -185,9 +201,9 @@ def word_rows(chars: Array, in_word: Array, starts: Array) -> WordRows:
     distinct = int(codes.max()) if sizes_from_data(codes) and codes.shape[0] else CODE_POINT_VALUES
     ids, _, (word_row,) = word_ids(codes, stream_starts, used, distinct, (stream_rows, rows), longest=width)
     # the words lie row after row: a word's column is its place after the first word of its row
-    lengths = starts.sum(axis=-1)
+    lengths = starts.sum(-1)
     words = kept_size(starts)
-    first_word = lengths.cumsum(axis=-1) - lengths
+    first_word = lengths.cumsum(-1) - lengths
     inside = word_row < rows
     column = arange_like(ids.shape[0], ids) - take_along_last(first_word, word_row.clip(max=max(rows - 1, 0)))
     slot = word_row * (words + 1) + xp.where(inside, column, words)  # a slot of no word: the spare corner

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
-from ...arrays import Array, to_host
+from ...arrays import Array, ArrayT, is_tensor, to_host
 from ...engine import RowStream, StackedRows, clipped_matches
 from ...text.vocabulary import TokenStream
 from .config import BLEUConfig
@@ -75,7 +75,9 @@ def length_sorted_batches(costs: Sequence[int], max_slots: int) -> list[list[int
     return batches
 
 
-def padded_blocks(streams: Sequence[TokenStream], max_slots: int) -> Iterator[tuple[np.ndarray, StackedRows]]:
+def padded_blocks(
+    streams: Sequence[TokenStream], max_slots: int
+) -> Iterator[tuple[np.ndarray, StackedRows[np.ndarray]]]:
     """The sentences of ``S`` streams as ``(sentences, rows)`` blocks of similar length.
 
     ``sentences`` ``(b,)`` are sentence indices; ``rows`` holds their ``(b, S, L)`` ids, padded at
@@ -148,7 +150,7 @@ def corpus_statistics(
         [[[2, 2, 1, 0, 2, 1]]]
     """
     if device is None and len(references) == 1:
-        matches = _pair_matches(systems, references[0], max_order, progress)
+        matches: Array = _pair_matches(systems, references[0], max_order, progress)
     else:
         matches = _block_matches(systems, references, max_order, device, max_slots, progress)
     preds_len = np.stack([system.lengths for system in systems])  # (K, B)
@@ -179,24 +181,41 @@ def _block_matches(
     progress: Progress,
 ) -> Array:
     """``(B, K, N)`` clipped matches, a few systems and all references of similar sentences at a time."""
-    matches = _on(device, np.zeros((len(references[0].lengths), len(systems), max_order), dtype=np.int64))
+    matches = np.zeros((len(references[0].lengths), len(systems), max_order), dtype=np.int64)
     slots = max_slots or (HOST_MAX_SLOTS if device is None else DEVICE_MAX_SLOTS)
+    if device is None:
+        return _counted_blocks(matches, systems, references, max_order, slots, progress)
+    import torch
+
+    return _counted_blocks(torch.from_numpy(matches).to(device), systems, references, max_order, slots, progress)
+
+
+def _counted_blocks(
+    matches: ArrayT,
+    systems: Sequence[TokenStream],
+    references: Sequence[TokenStream],
+    max_order: int,
+    slots: int,
+    progress: Progress,
+) -> ArrayT:
+    """``matches`` ``(B, K, N)`` filled in, block by block, each block counted where ``matches`` lies."""
     for first in range(0, len(systems), SYSTEMS_PER_BLOCK):
-        group = systems[first : first + SYSTEMS_PER_BLOCK]
+        group: Sequence[TokenStream] = systems[first : first + SYSTEMS_PER_BLOCK]
         for sentences, block in padded_blocks([*group, *references], slots):
+            assert block.keep is not None  # a padded block says which of its slots hold tokens
             rows = StackedRows(
-                _on(device, block.tokens), _on(device, block.keep), _on(device, block.lengths), len(group)
+                _like(matches, block.tokens), _like(matches, block.keep), _like(matches, block.lengths), len(group)
             )
-            matches[_on(device, sentences), first : first + len(group)] = clipped_matches(rows, max_order)
+            matches[_like(matches, sentences), first : first + len(group)] = clipped_matches(rows, max_order)
             if progress is not None:
                 progress(len(sentences) * len(group))
     return matches
 
 
-def _on(device: str | None, array: Array) -> Array:
-    """``array`` itself, or as a tensor on PyTorch ``device``."""
-    if device is None:
+def _like(like: ArrayT, array: np.ndarray) -> ArrayT:
+    """``array`` itself, or as a tensor on the device of ``like``, a tensor."""
+    if not is_tensor(like):
         return array
     import torch
 
-    return torch.from_numpy(array).to(device)
+    return torch.from_numpy(array).to(like.device)

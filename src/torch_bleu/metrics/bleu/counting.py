@@ -49,7 +49,9 @@ def input_batch(
             return batch
 
 
-def count_statistics(batch: TokenBatch | RowStream, config: BLEUConfig, algorithm: str = "auto") -> SentenceStatistics:
+def count_statistics(
+    batch: TokenBatch | RowStream, config: BLEUConfig, algorithm: str = "auto"
+) -> SentenceStatistics[Any]:
     """The statistics of a checked batch, over ``config.statistics_order`` orders.
 
     Example:

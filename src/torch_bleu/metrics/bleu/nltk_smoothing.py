@@ -26,7 +26,7 @@ from .config import BLEUConfig
 from .smoothing import Precisions, all_orders, nth_zero, ratio
 
 
-def nltk_method0(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLEUConfig) -> Precisions:
+def nltk_method0(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLEUConfig) -> Precisions[Tensor]:
     """No smoothing: as in nltk, an order without a match gets ``sys.float_info.min`` (about 2.2e-308).
 
     Example:
@@ -39,7 +39,7 @@ def nltk_method0(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLE
     return precisions, all_orders(precisions)
 
 
-def nltk_method1(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLEUConfig) -> Precisions:
+def nltk_method1(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLEUConfig) -> Precisions[Tensor]:
     """An order without a match gets ``epsilon / total`` (``smooth_value``, default 0.1).
 
     As in nltk, an order whose precision is still 0 (``epsilon = 0``) is left out of the mean.
@@ -54,7 +54,7 @@ def nltk_method1(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLE
     return precisions, precisions > 0
 
 
-def nltk_method2(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLEUConfig) -> Precisions:
+def nltk_method2(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLEUConfig) -> Precisions[Tensor]:
     """Lin and Och (2004): add 1 to the numerator and the denominator of every order but the first.
 
     Example:
@@ -68,7 +68,7 @@ def nltk_method2(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLE
     return precisions, all_orders(precisions)
 
 
-def nltk_method3(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLEUConfig) -> Precisions:
+def nltk_method3(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLEUConfig) -> Precisions[Tensor]:
     """NIST geometric smoothing: the j-th order without a match gets ``1 / (2**j * total)``.
 
     Example:
@@ -95,7 +95,7 @@ def _method4_precisions(matches: Tensor, totals: Tensor, preds_len: Tensor, k: f
     return torch.where(zero, fallback, ratio(matches, totals))
 
 
-def nltk_method4(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLEUConfig) -> Precisions:
+def nltk_method4(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLEUConfig) -> Precisions[Tensor]:
     """Chen and Cherry's method 4, with ``k = smooth_value`` (default 5).
 
     As in nltk, a one-token hypothesis is not smoothed and its orders without a match are left out of
@@ -130,7 +130,7 @@ def _five_gram_precision(matches: Tensor, totals: Tensor) -> Tensor:
     return precision
 
 
-def nltk_method5(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLEUConfig) -> Precisions:
+def nltk_method5(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLEUConfig) -> Precisions[Tensor]:
     """Chen and Cherry's method 5: average each precision with its neighbours (needs 5-gram statistics).
 
     Example:
@@ -144,7 +144,7 @@ def nltk_method5(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLE
     return precisions, all_orders(precisions)
 
 
-def nltk_method6(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLEUConfig) -> Precisions:
+def nltk_method6(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLEUConfig) -> Precisions[Tensor]:
     """Gao and He (2013): from the third order on, interpolate with a prior, ``alpha = smooth_value``.
 
     ``p'[n] = (m[n] + alpha * prior) / (l[n] + alpha)`` with ``prior = p'[n-1]**2 / p'[n-2]`` (0 when
@@ -169,7 +169,7 @@ def nltk_method6(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLE
     return stacked, all_orders(stacked)
 
 
-def nltk_method7(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLEUConfig) -> Precisions:
+def nltk_method7(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLEUConfig) -> Precisions[Tensor]:
     """Chen and Cherry's method 7: method 4 (``k = smooth_value``), then method 5 on its output.
 
     Example: method 4 smooths the bigram precision 0 / 3 to 0.04621; method 5 then averages each order
@@ -189,7 +189,7 @@ def nltk_method7(matches: Tensor, totals: Tensor, preds_len: Tensor, config: BLE
 
 
 #: nltk's methods by name; ``"none"`` under the nltk convention is ``"method0"``.
-NLTK_METHODS: dict[str, Callable[[Tensor, Tensor, Tensor, BLEUConfig], Precisions]] = {
+NLTK_METHODS: dict[str, Callable[[Tensor, Tensor, Tensor, BLEUConfig], Precisions[Tensor]]] = {
     "method0": nltk_method0,
     "method1": nltk_method1,
     "method2": nltk_method2,

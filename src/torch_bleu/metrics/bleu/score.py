@@ -9,18 +9,18 @@ line's significance tests all score with it.
 from __future__ import annotations
 
 import sys
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Generic, NamedTuple
 
 import numpy as np
 
-from ...arrays import Array, array_namespace, as_float64, exp, float64_like, log
+from ...arrays import Array, ArrayT, array_namespace, as_float64, exp, float64_like, is_tensor, log
 from .config import BLEUConfig
 from .smoothing import Precisions, sacrebleu_precisions
 
 
 def smoothed_precisions(
-    matches: Array, totals: Array, preds_len: Array, config: BLEUConfig, scale: float = 1.0
-) -> Precisions:
+    matches: ArrayT, totals: ArrayT, preds_len: ArrayT, config: BLEUConfig, scale: float = 1.0
+) -> Precisions[ArrayT]:
     """Dispatch to the smoothing method named by ``config.smoothing``; precisions times ``scale``.
 
     ``matches`` and ``totals`` have shape ``(..., config.statistics_order)``; the result has
@@ -29,6 +29,7 @@ def smoothed_precisions(
     if config.convention == "nltk":
         from .nltk_smoothing import NLTK_METHODS  # imports PyTorch: nltk's methods work on tensors
 
+        assert is_tensor(matches)  # NumPy statistics are scored by sacrebleu's rules (bleu_parts says so)
         method = NLTK_METHODS["method0" if config.smoothing == "none" else config.smoothing]
         precisions, used = method(matches, totals, preds_len, config)
         precisions = precisions * scale
@@ -37,7 +38,7 @@ def smoothed_precisions(
     return precisions[..., : config.orders], used[..., : config.orders]
 
 
-def brevity_penalty(preds_len: Array, target_len: Array) -> Array:
+def brevity_penalty(preds_len: ArrayT, target_len: ArrayT) -> ArrayT:
     """``1`` when the hypothesis is at least as long as the reference, else ``exp(1 - r / c)``; 0 when ``c = 0``.
 
     Example:
@@ -49,28 +50,40 @@ def brevity_penalty(preds_len: Array, target_len: Array) -> Array:
     preds_len, target_len = as_float64(preds_len), as_float64(target_len)
     shortfall = exp(1.0 - target_len / preds_len.clip(min=1.0))
     penalty = xp.where(preds_len > 0, shortfall, 0.0)
-    return xp.where(preds_len >= target_len, 1.0, penalty)
+    penalties: ArrayT = xp.where(preds_len >= target_len, 1.0, penalty)
+    return penalties
 
 
-class BLEUParts(NamedTuple):
-    """A BLEU score and what it is made of, all float64, with the statistics' leading dimensions.
+if TYPE_CHECKING:  # to type checkers, one kind of array throughout (a NamedTuple is generic from Python 3.11 on)
 
-    Attributes:
-        score: ``(...)`` BLEU, in ``[0, 1]`` (or in percent).
-        precisions: ``(..., max_order)`` the smoothed precisions that enter the mean (0 for orders
-            without hypothesis n-grams, and for every order of a hypothesis without a unigram match,
-            whose score is 0 whatever the smoothing), on the score's scale.
-        brevity_penalty: ``(...)``.
-    """
+    class BLEUParts(NamedTuple, Generic[ArrayT]):
+        """The parts below, all of the statistics' kind."""
 
-    score: Array
-    precisions: Array
-    brevity_penalty: Array
+        score: ArrayT
+        precisions: ArrayT
+        brevity_penalty: ArrayT
+
+else:
+
+    class BLEUParts(NamedTuple):
+        """A BLEU score and what it is made of, all float64, with the statistics' leading dimensions.
+
+        Attributes:
+            score: ``(...)`` BLEU, in ``[0, 1]`` (or in percent).
+            precisions: ``(..., max_order)`` the smoothed precisions that enter the mean (0 for orders
+                without hypothesis n-grams, and for every order of a hypothesis without a unigram match,
+                whose score is 0 whatever the smoothing), on the score's scale.
+            brevity_penalty: ``(...)``.
+        """
+
+        score: Array
+        precisions: Array
+        brevity_penalty: Array
 
 
 def bleu_parts(
-    matches: Array, totals: Array, preds_len: Array, target_len: Array, config: BLEUConfig, percent: bool = False
-) -> BLEUParts:
+    matches: ArrayT, totals: ArrayT, preds_len: ArrayT, target_len: ArrayT, config: BLEUConfig, percent: bool = False
+) -> BLEUParts[ArrayT]:
     """BLEU from statistics of shape ``(..., K)``, ``(..., K)``, ``(...)``, ``(...)``, with its precisions and
     brevity penalty.
 
@@ -111,22 +124,22 @@ def bleu_parts(
     # an order that takes part with precision 0 makes the score 0; the others enter the mean by their log
     logs = xp.where(used, log(xp.where(precisions > 0, precisions, 1.0)), 0.0)
     if config.convention == "sacrebleu" and len(set(config.order_weights)) == 1:
-        log_mean = logs.sum(axis=-1) / as_float64(used.sum(axis=-1))
+        log_mean = logs.sum(-1) / as_float64(used.sum(-1))
     else:
-        log_mean = (weights * logs).sum(axis=-1)
+        log_mean = (weights * logs).sum(-1)
         if config.effective_order:
             counted_weight = xp.where(counted, weights, 0.0).sum(axis=-1)
             log_mean = log_mean * (weights.sum() / counted_weight.clip(min=sys.float_info.min))
     penalty = brevity_penalty(preds_len, target_len)
     no_match = matches[..., 0] == 0
-    zero = no_match | (used & (precisions == 0)).any(axis=-1)
+    zero = no_match | (used & (precisions == 0)).any(-1)
     precisions = xp.where(no_match[..., None], 0.0, precisions)
     return BLEUParts(xp.where(zero, 0.0, penalty * exp(log_mean)), precisions, penalty)
 
 
 def bleu_from_statistics(
-    matches: Array, totals: Array, preds_len: Array, target_len: Array, config: BLEUConfig
-) -> Array:
+    matches: ArrayT, totals: ArrayT, preds_len: ArrayT, target_len: ArrayT, config: BLEUConfig
+) -> ArrayT:
     """BLEU in ``[0, 1]`` from statistics of shape ``(..., K)``, ``(..., K)``, ``(...)``, ``(...)``.
 
     The score of :func:`bleu_parts`, which says what ``K`` is and the rules.
@@ -139,8 +152,7 @@ def bleu_from_statistics(
         >>> round(float(bleu_from_statistics(*(np.asarray(s) for s in stats), BLEUConfig())), 10)
         0.8375922397
     """
-    score: Array = bleu_parts(matches, totals, preds_len, target_len, config).score
-    return score
+    return bleu_parts(matches, totals, preds_len, target_len, config).score
 
 
 def packed_bleu(packed: np.ndarray, config: BLEUConfig) -> np.ndarray:
@@ -159,5 +171,4 @@ def packed_bleu(packed: np.ndarray, config: BLEUConfig) -> np.ndarray:
     order = config.orders
     packed = np.asarray(packed, dtype=np.float64)
     matches, totals = packed[..., 2 : 2 + order], packed[..., 2 + order :]
-    scores: np.ndarray = bleu_parts(matches, totals, packed[..., 0], packed[..., 1], config, percent=True).score
-    return scores
+    return bleu_parts(matches, totals, packed[..., 0], packed[..., 1], config, percent=True).score

@@ -17,35 +17,38 @@ from __future__ import annotations
 
 import sys
 
-from ...arrays import Array, all_true_like, array_namespace, as_float64
+from ...arrays import ArrayT, all_true_like, array_namespace, as_float64
 from .config import BLEUConfig
 
-Precisions = tuple[Array, Array]
+#: The precisions and the orders that take part, both of the statistics' kind.
+Precisions = tuple[ArrayT, ArrayT]
 
 
-def active_orders(totals: Array) -> Array:
+def active_orders(totals: ArrayT) -> ArrayT:
     """Orders up to (not including) the first one with no hypothesis n-gram."""
-    return (totals <= 0).cumsum(axis=-1) == 0
+    active: ArrayT = (totals <= 0).cumsum(-1) == 0
+    return active
 
 
-def ratio(matches: Array, totals: Array, scale: float = 1.0) -> Array:
+def ratio(matches: ArrayT | float, totals: ArrayT, scale: float = 1.0) -> ArrayT:
     """``scale * matches / totals``, 0 where both are 0."""
-    return scale * matches / totals.clip(min=sys.float_info.min)
+    quotient: ArrayT = scale * matches / totals.clip(min=sys.float_info.min)
+    return quotient
 
 
-def all_orders(precisions: Array) -> Array:
+def all_orders(precisions: ArrayT) -> ArrayT:
     """Every order takes part."""
     return all_true_like(precisions)
 
 
-def nth_zero(zero: Array) -> Array:
+def nth_zero(zero: ArrayT) -> ArrayT:
     """For each order without a match, its rank ``j = 1, 2, ...`` among such orders (as a float)."""
-    return as_float64(zero.cumsum(axis=-1))
+    return as_float64(zero.cumsum(-1))
 
 
 def sacrebleu_precisions(
-    matches: Array, totals: Array, preds_len: Array, config: BLEUConfig, scale: float = 1.0
-) -> Precisions:
+    matches: ArrayT, totals: ArrayT, preds_len: ArrayT, config: BLEUConfig, scale: float = 1.0
+) -> Precisions[ArrayT]:
     """sacrebleu's ``none``, ``floor``, ``add-k`` and ``exp`` rules (``BLEU.compute_bleu``).
 
     With ``effective_order`` only the orders before the first one without hypothesis n-grams take part
@@ -80,5 +83,6 @@ def sacrebleu_precisions(
     precisions = xp.where(active, precisions, 0.0)
     if config.effective_order:
         # average over orders 1..N' with N' the last order that has n-grams (all N if none has)
-        return precisions, xp.where(active.any(axis=-1, keepdims=True), active, True)
+        # PyTorch takes NumPy's axis= and keepdims= too, which its type stubs do not say
+        return precisions, xp.where(active.any(axis=-1, keepdims=True), active, True)  # type: ignore[call-overload]
     return precisions, all_orders(precisions)

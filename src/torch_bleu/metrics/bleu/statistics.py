@@ -12,33 +12,49 @@ significance tests and the command line.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Generic, NamedTuple
 
 import numpy as np
 
-from ...arrays import Array, arange_like, array_namespace, take_along_last, to_host
+from ...arrays import Array, ArrayT, arange_like, array_namespace, take_along_last, to_host
 from .config import BLEUConfig
 
+if TYPE_CHECKING:  # to type checkers, one kind of array throughout (a NamedTuple is generic from Python 3.11 on)
+    from torch import Tensor
+    from typing_extensions import TypeVar
 
-class SentenceStatistics(NamedTuple):
-    """Per-sentence BLEU sufficient statistics, all int64 (tensors or NumPy arrays).
+    #: The statistics' kind: tensors unless said otherwise, as the metric and the functions give them.
+    StatisticsT = TypeVar("StatisticsT", np.ndarray, Tensor, default=Tensor)
 
-    Attributes:
-        matches: ``(..., N)`` clipped n-gram matches per order.
-        totals: ``(..., N)`` hypothesis n-grams per order (the precision denominators).
-        preds_len: ``(...,)`` hypothesis lengths after removing ignored ids.
-        target_len: ``(...,)`` effective reference length of each sentence (closest or shortest).
-    """
+    class SentenceStatistics(NamedTuple, Generic[StatisticsT]):
+        """The statistics below, all tensors or all NumPy arrays."""
 
-    matches: Array
-    totals: Array
-    preds_len: Array
-    target_len: Array
+        matches: StatisticsT
+        totals: StatisticsT
+        preds_len: StatisticsT
+        target_len: StatisticsT
+
+else:
+
+    class SentenceStatistics(NamedTuple):
+        """Per-sentence BLEU sufficient statistics, all int64 (tensors or NumPy arrays).
+
+        Attributes:
+            matches: ``(..., N)`` clipped n-gram matches per order.
+            totals: ``(..., N)`` hypothesis n-grams per order (the precision denominators).
+            preds_len: ``(...,)`` hypothesis lengths after removing ignored ids.
+            target_len: ``(...,)`` effective reference length of each sentence (closest or shortest).
+        """
+
+        matches: Array
+        totals: Array
+        preds_len: Array
+        target_len: Array
 
 
 def effective_reference_length(
-    preds_len: Array, ref_len: Array, ref_present: Array | None = None, rule: str = "closest"
-) -> Array:
+    preds_len: ArrayT, ref_len: ArrayT, ref_present: ArrayT | None = None, rule: str = "closest"
+) -> ArrayT:
     """Choose one reference length per hypothesis.
 
     ``closest`` picks the length nearest to the hypothesis length, ties going to the shorter
@@ -53,8 +69,10 @@ def effective_reference_length(
     """
     xp = array_namespace(ref_len)
     num_refs = ref_len.shape[-1]
+    chosen: ArrayT
     if num_refs == 0:
-        return xp.zeros_like(preds_len)
+        chosen = xp.zeros_like(preds_len)
+        return chosen
     if num_refs == 1:  # one reference: it is the closest and the shortest
         chosen = xp.broadcast_to(ref_len[..., 0], preds_len.shape)
         return chosen if ref_present is None else xp.where(ref_present[..., 0], chosen, 0)
@@ -66,10 +84,10 @@ def effective_reference_length(
     if ref_present is not None:
         sort_key = xp.where(ref_present, sort_key, np.iinfo(np.int64).max)
     chosen = take_along_last(lengths, xp.argmin(sort_key, axis=-1, keepdims=True))[..., 0]
-    return chosen if ref_present is None else xp.where(ref_present.any(axis=-1), chosen, 0)
+    return chosen if ref_present is None else xp.where(ref_present.any(-1), chosen, 0)
 
 
-def ngram_totals(preds_len: Array, max_order: int, at_least: int = 0) -> Array:
+def ngram_totals(preds_len: ArrayT, max_order: int, at_least: int = 0) -> ArrayT:
     """``(..., max_order)``: a hypothesis of ``c`` tokens holds ``max(at_least, c - n + 1)`` n-grams of order ``n``.
 
     Example:
@@ -77,12 +95,13 @@ def ngram_totals(preds_len: Array, max_order: int, at_least: int = 0) -> Array:
         >>> ngram_totals(np.array([3, 1]), 4).tolist(), ngram_totals(np.array([1]), 3, at_least=1).tolist()
         ([[3, 2, 1, 0], [1, 0, 0, 0]], [[1, 1, 1]])
     """
-    return (preds_len[..., None] - arange_like(max_order, preds_len)).clip(min=at_least)
+    totals: ArrayT = (preds_len[..., None] - arange_like(max_order, preds_len)).clip(min=at_least)
+    return totals
 
 
 def assemble_statistics(
-    matches: Array, preds_len: Array, ref_len: Array, ref_present: Array | None, config: BLEUConfig
-) -> SentenceStatistics:
+    matches: ArrayT, preds_len: ArrayT, ref_len: ArrayT, ref_present: ArrayT | None, config: BLEUConfig
+) -> SentenceStatistics[ArrayT]:
     """Complete the engine's clipped ``matches`` ``(..., N)`` into statistics by ``config``'s rules.
 
     ``preds_len`` ``(...)`` and ``ref_len`` ``(..., R)`` are the kept lengths of the hypotheses and
@@ -102,7 +121,7 @@ def assemble_statistics(
     return SentenceStatistics(matches, totals, preds_len, target_len)
 
 
-def pack_statistics(stats: SentenceStatistics) -> np.ndarray:
+def pack_statistics(stats: SentenceStatistics[ArrayT]) -> np.ndarray:
     """``(..., 2 + 2N)`` int64 rows ``[preds_len, target_len, matches..., totals...]`` (sacrebleu's layout).
 
     ``stats`` holds tensors on any device, or arrays, with any leading dimensions.

@@ -13,7 +13,7 @@ import numpy as np
 from ...arrays import to_host
 from .config import CHRFConfig
 from .statistics import chrf_statistics
-from .stream import pairs_from_strings
+from .stream import TextPairs, pairs_from_strings
 
 if TYPE_CHECKING:
     import torch
@@ -48,6 +48,7 @@ def corpus_chrf_statistics(
             hypotheses = system[start:stop]
             if config.lowercase:
                 hypotheses = [hypothesis.lower() for hypothesis in hypotheses]
+            text: TextPairs[np.ndarray] | TextPairs[torch.Tensor]  # on the host, or on device
             text = pairs_from_strings([[hyp, *refs] for hyp, refs in zip(hypotheses, sentence_references[start:stop])])
             if device is not None:
                 from .counting import text_on

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ...arrays import Array, arange_like, array_namespace, as_tensor, sizes_from_data
+from ...arrays import ArrayT, arange_like, array_namespace, as_tensor, sizes_from_data
 from ...inputs.kinds import SubwordIds, Text, read_input
 from .config import CHRFConfig
 from .statistics import chrf_statistics
@@ -32,7 +32,9 @@ def sentence_statistics(preds: Any, target: Any, config: CHRFConfig) -> Tensor:
     return statistics
 
 
-def as_text(preds: Any, target: Any, config: CHRFConfig, device: torch.device | None = None) -> TextPairs:
+def as_text(
+    preds: Any, target: Any, config: CHRFConfig, device: torch.device | None = None
+) -> TextPairs[torch.Tensor] | TextPairs[np.ndarray]:
     """``preds`` and ``target`` as text pairs: NumPy arrays for strings counted on the CPU (``device``
     ``None`` or a CPU), tensors on ``device`` or on the ids' device otherwise.
 
@@ -56,14 +58,14 @@ def as_text(preds: Any, target: Any, config: CHRFConfig, device: torch.device | 
             return pairs_from_rows(chars, present)
 
 
-def text_on(text: TextPairs, device: torch.device) -> TextPairs:
+def text_on(text: TextPairs[np.ndarray], device: torch.device) -> TextPairs[torch.Tensor]:
     """NumPy text pairs as tensors on ``device``."""
     present = None if text.present is None else torch.from_numpy(text.present).to(device)
     chars, rows = (torch.from_numpy(np.array(values)).to(device) for values in (text.chars, text.rows))
     return TextPairs(chars, rows, text.batch, text.references, present)
 
 
-def pairs_from_rows(chars: Array, present: Array | None) -> TextPairs:
+def pairs_from_rows(chars: ArrayT, present: ArrayT | None) -> TextPairs[ArrayT]:
     """Rows of code points ``(B, 1 + R, W)`` (a hypothesis, then its references; ``-1`` past a row's end)
     as text pairs of the same kind (on the same device), each hypothesis beside each of its references.
 

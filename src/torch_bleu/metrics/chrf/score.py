@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...arrays import Array, array_namespace, as_float64, full_like_shape
+from ...arrays import ArrayT, array_namespace, as_float64, full_like_shape
 from .config import CHRFConfig
 
 #: sacrebleu's stand-in for an undefined precision or recall.
 EPSILON = 1e-16
 
 
-def chrf_percent(statistics: Array, config: CHRFConfig) -> Array:
+def chrf_percent(statistics: ArrayT, config: CHRFConfig) -> ArrayT:
     """chrF on sacrebleu's 0..100 scale of statistics ``(..., orders, 3)`` (hypothesis, reference, match
     counts per order), over any leading dimensions, as float64.
 
@@ -46,16 +46,18 @@ def chrf_percent(statistics: Array, config: CHRFConfig) -> Array:
         average_recall = xp.where(counted, average_recall + recall, average_recall)
         effective = effective + counted
     if config.eps_smoothing:
-        return 100 * smoothed / stats.shape[-2]
+        smoothed_percent: ArrayT = 100 * smoothed / stats.shape[-2]
+        return smoothed_percent
     average_precision = xp.where(effective > 0, average_precision / xp.where(effective > 0, effective, 1.0), 0.0)
     average_recall = xp.where(effective > 0, average_recall / xp.where(effective > 0, effective, 1.0), 0.0)
     total = average_precision + average_recall
     score = (1 + factor) * average_precision * average_recall
     score = score / xp.where(total != 0, factor * average_precision + average_recall, 1.0)
-    return xp.where(total != 0, 100 * score, 0.0)
+    percent: ArrayT = xp.where(total != 0, 100 * score, 0.0)
+    return percent
 
 
-def chrf_from_statistics(statistics: Array, config: CHRFConfig) -> Array:
+def chrf_from_statistics(statistics: ArrayT, config: CHRFConfig) -> ArrayT:
     """chrF on the 0..1 scale (float64) of statistics ``(..., orders, 3)``."""
     return chrf_percent(statistics, config) / 100
 

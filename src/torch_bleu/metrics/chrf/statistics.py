@@ -9,7 +9,11 @@ and NumPy arrays alike.
 
 from __future__ import annotations
 
-from ...arrays import Array, arange_like, array_namespace, kept_size, occurrences, pack_kept
+from typing import TYPE_CHECKING, overload
+
+import numpy as np
+
+from ...arrays import ArrayT, arange_like, array_namespace, kept_size, occurrences, pack_kept
 from ...engine.flat_pairs import PairStream, pair_matches
 from ...engine.keys import dense_ranks
 from ...text.classes import SPACE, character_classes
@@ -18,18 +22,22 @@ from .score import chrf_percent
 from .stream import TextPairs
 from .words import word_starts, word_stream
 
+if TYPE_CHECKING:
+    from torch import Tensor
 
-def _order_statistics(stream: PairStream, orders: int) -> Array:
+
+def _order_statistics(stream: PairStream[ArrayT], orders: int) -> ArrayT:
     """``(P, orders, 3)`` hypothesis, reference and match counts of each pair's n-grams of every order."""
     xp = array_namespace(stream.ranks)
     pairs = stream.pairs
     matches = pair_matches(stream, orders)
     lengths = occurrences(stream.rows, 2 * pairs + 1)[: 2 * pairs].reshape(pairs, 2)
     hyp_count, ref_count = window_counts(lengths[:, 0], lengths[:, 1], orders)
-    return xp.stack([hyp_count, ref_count, matches], -1)
+    statistics: ArrayT = xp.stack([hyp_count, ref_count, matches], -1)
+    return statistics
 
 
-def window_counts(hyp_lengths: Array, ref_lengths: Array, orders: int) -> tuple[Array, Array]:
+def window_counts(hyp_lengths: ArrayT, ref_lengths: ArrayT, orders: int) -> tuple[ArrayT, ArrayT]:
     """``(..., orders)`` n-grams of each order in hypotheses and references of these lengths (broadcast
     together): a hypothesis counts none of an order its reference has none of, as sacrebleu counts.
 
@@ -44,7 +52,11 @@ def window_counts(hyp_lengths: Array, ref_lengths: Array, orders: int) -> tuple[
     return hyp_count, ref_count
 
 
-def chrf_statistics(text: TextPairs, config: CHRFConfig) -> Array:
+@overload
+def chrf_statistics(text: TextPairs[Tensor], config: CHRFConfig) -> Tensor: ...
+@overload
+def chrf_statistics(text: TextPairs[np.ndarray], config: CHRFConfig) -> np.ndarray: ...
+def chrf_statistics(text: TextPairs[ArrayT], config: CHRFConfig) -> ArrayT:
     """``(B, orders, 3)`` int64 statistics of each sentence: character orders first, then word orders.
 
     Example:
@@ -63,22 +75,31 @@ def chrf_statistics(text: TextPairs, config: CHRFConfig) -> Array:
     words_counted = bool(config.word_order) and not config.whitespace  # the counted characters are the words'
     starts = word_starts(classes, rows)[1] if config.word_order else None
 
-    def stream_of(keep: Array, *more: tuple[Array, int]) -> tuple[PairStream, list[Array]]:
-        stream_ranks, stream_rows, *packed = pack_kept(keep, kept_size(keep), (ranks, 0), (rows, 2 * pairs), *more)
-        return PairStream(stream_ranks, stream_rows, pairs, distinct), packed
-
-    char_stream, packed = stream_of(counted, *([(starts, False)] if words_counted else []))
+    stream = PairStream(ranks, rows, pairs, distinct)
+    char_stream, packed = _kept(stream, counted, *([(starts, False)] if words_counted and starts is not None else []))
     parts = []
     if config.char_order:
         parts.append(_order_statistics(char_stream, config.char_order))
     if starts is not None:
-        word_chars, (first_chars,) = (char_stream, packed) if words_counted else stream_of(in_word, (starts, False))
+        word_chars, (first_chars,) = (char_stream, packed) if words_counted else _kept(stream, in_word, (starts, False))
         parts.append(_order_statistics(word_stream(word_chars, first_chars), config.word_order))
     statistics = xp.concatenate(parts, 1).reshape(text.batch, text.references, config.orders, 3)
     if text.references == 1:  # nothing to choose
-        return statistics[:, 0]
+        only: ArrayT = statistics[:, 0]
+        return only
     scores = chrf_percent(statistics, config)
     if text.present is not None:
         scores = xp.where(text.present, scores, -2.0)  # below any score and below sacrebleu's start, -1
     best = scores.argmax(-1)  # the first of the highest, as sacrebleu keeps the first
-    return statistics[arange_like(text.batch, rows), best]
+    chosen: ArrayT = statistics[arange_like(text.batch, rows), best]
+    return chosen
+
+
+def _kept(
+    stream: PairStream[ArrayT], keep: ArrayT, *more: tuple[ArrayT, bool]
+) -> tuple[PairStream[ArrayT], list[ArrayT]]:
+    """The slots of ``stream`` where ``keep`` holds, as a stream, and each of ``more`` (a column and its
+    filler) read there."""
+    ranks, rows, pairs, distinct = stream
+    kept = pack_kept(keep, kept_size(keep), (ranks, 0), (rows, 2 * pairs), *more)
+    return PairStream(kept[0], kept[1], pairs, distinct), kept[2:]

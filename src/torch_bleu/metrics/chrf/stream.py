@@ -9,33 +9,45 @@ NumPy only.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Generic, NamedTuple
 
 import numpy as np
 
-from ...arrays import Array
+from ...arrays import Array, ArrayT
 from ...text.code_points import utf32
 
+if TYPE_CHECKING:  # to type checkers, one kind of array throughout (a NamedTuple is generic from Python 3.11 on)
 
-class TextPairs(NamedTuple):
-    """A batch of ``B`` sentences with ``R`` reference slots each, as ``B * R`` pairs of rows of text.
+    class TextPairs(NamedTuple, Generic[ArrayT]):
+        """The pairs below, their arrays of one kind."""
 
-    Attributes:
-        chars: ``(N,)`` int32 code points (``-1`` in a slot of no row).
-        rows: ``(N,)`` int64 row of each slot: ``2 p``, ``2 p + 1``, or ``2 B R`` for a slot of no row.
-        batch: ``B``.
-        references: ``R``.
-        present: ``(B, R)`` bool, the references that exist; ``None`` when all do.
-    """
+        chars: ArrayT
+        rows: ArrayT
+        batch: int
+        references: int
+        present: ArrayT | None
 
-    chars: Array
-    rows: Array
-    batch: int
-    references: int
-    present: Array | None
+else:
+
+    class TextPairs(NamedTuple):
+        """A batch of ``B`` sentences with ``R`` reference slots each, as ``B * R`` pairs of rows of text.
+
+        Attributes:
+            chars: ``(N,)`` int32 code points (``-1`` in a slot of no row).
+            rows: ``(N,)`` int64 row of each slot: ``2 p``, ``2 p + 1``, or ``2 B R`` for a slot of no row.
+            batch: ``B``.
+            references: ``R``.
+            present: ``(B, R)`` bool, the references that exist; ``None`` when all do.
+        """
+
+        chars: Array
+        rows: Array
+        batch: int
+        references: int
+        present: Array | None
 
 
-def pairs_from_strings(texts: Sequence[Sequence[str]]) -> TextPairs:
+def pairs_from_strings(texts: Sequence[Sequence[str]]) -> TextPairs[np.ndarray]:
     """Per sentence its hypothesis and then its references (as many as it has), as NumPy pairs.
 
     Example:

@@ -11,13 +11,13 @@ PyTorch tensors (any device, no host sync) and NumPy arrays alike.
 
 from __future__ import annotations
 
-from ...arrays import Array, array_namespace, full_like_shape, running_count, scatter_into
+from ...arrays import ArrayT, array_namespace, full_like_shape, running_count, scatter_into
 from ...engine.flat_pairs import PairStream
 from ...text.classes import PUNCTUATION, SPACE
 from ...text.word_ids import word_ids
 
 
-def word_starts(classes: Array, rows: Array) -> tuple[Array, Array]:
+def word_starts(classes: ArrayT, rows: ArrayT) -> tuple[ArrayT, ArrayT]:
     """``(in_word, starts)`` of chrF++'s words in a stream of characters (``classes``: their class bits).
 
     Example:
@@ -46,7 +46,7 @@ def word_starts(classes: Array, rows: Array) -> tuple[Array, Array]:
     return in_word, run_start | before_last | after_first
 
 
-def word_stream(chars: PairStream, starts: Array) -> PairStream:
+def word_stream(chars: PairStream[ArrayT], starts: ArrayT) -> PairStream[ArrayT]:
     """The words of a stream of word characters (each slot a character of a word; ``starts``: the first
     of each word) as a stream of exact word ids, one slot per word, in the same rows.
 

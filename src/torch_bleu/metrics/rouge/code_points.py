@@ -21,7 +21,7 @@ from ...text.word_ids import WordRows, word_rows
 KELVIN, DOTTED_I = 0x212A, 0x130
 
 
-def rouge_char_words(chars: Tensor) -> tuple[WordRows, Tensor]:
+def rouge_char_words(chars: Tensor) -> tuple[WordRows[Tensor], Tensor]:
     """The words of rows of code points ``(M, W)`` (``PAD`` where there is none) as rouge-score's default
     tokenizer finds them without stemming, numbered, and ``(M, Lw)`` the line of each word.
 

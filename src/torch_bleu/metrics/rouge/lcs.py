@@ -35,7 +35,7 @@ import torch
 from torch import Tensor
 
 from ...arrays import (
-    Array,
+    ArrayT,
     arange_like,
     array_namespace,
     as_tensor,
@@ -106,7 +106,7 @@ def _column_groups(
     ]
 
 
-def _lcs_lengths(ref: Array, pred: Array) -> Array:
+def _lcs_lengths(ref: ArrayT, pred: ArrayT) -> ArrayT:
     """The LCS lengths of the columns of ``ref`` ``(Lr, P)`` and ``pred`` ``(Lp, P)``."""
     xp = array_namespace(ref)
     if ref.shape[0] > pred.shape[0]:  # symmetric in its rows: step along the shorter one
@@ -115,10 +115,10 @@ def _lcs_lengths(ref: Array, pred: Array) -> Array:
     for position in range(ref.shape[0]):
         match = pred == ref[position]
         row[1:] = running_max(xp.where(match, row[:-1] + 1, row[1:]), axis=0)
-    return row[-1]
+    return row[-1]  # type: ignore[no-any-return]  # NumPy types what indexing reads as Any
 
 
-def _boundaries(sentence: Array, valid: Array) -> tuple[Array, Array]:
+def _boundaries(sentence: ArrayT, valid: ArrayT) -> tuple[ArrayT, ArrayT]:
     """Which words (``(L, P)``) begin their sentence, and which valid ones end it."""
     xp = array_namespace(sentence)
     changes = sentence[1:] != sentence[:-1]
@@ -128,18 +128,18 @@ def _boundaries(sentence: Array, valid: Array) -> tuple[Array, Array]:
     return first, last & valid
 
 
-def _shifted_down(values: Array, fill: Any) -> Array:
+def _shifted_down(values: ArrayT, fill: Any) -> ArrayT:
     """``values[j - 1]`` at row ``j`` (along the first axis), ``fill`` in row 0."""
     out = full_like_shape(values, values.shape, fill)
     out[1:] = values[:-1]
     return out
 
 
-def _reversed(values: Array, axis: int) -> Array:
+def _reversed(values: ArrayT, axis: int) -> ArrayT:
     return values.flip(axis) if is_tensor(values) else np.flip(values, axis)
 
 
-def _union_lcs_marks(ref: Array, ref_sentence: Array, pred: Array, pred_sentence: Array) -> Array:
+def _union_lcs_marks(ref: ArrayT, ref_sentence: ArrayT, pred: ArrayT, pred_sentence: ArrayT) -> ArrayT:
     xp = array_namespace(ref)
     ref_width, pairs = ref.shape
     pred_width = pred.shape[0]

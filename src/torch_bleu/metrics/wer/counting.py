@@ -63,7 +63,7 @@ def _string_counts(hypotheses: list[str], references: list[str], characters: boo
     return pair_counts(ref_words, hyp_words)
 
 
-def _kept_id_counts(rows: StackedRows, hyp_width: int, ref_width: int) -> Tensor:
+def _kept_id_counts(rows: StackedRows[Any], hyp_width: int, ref_width: int) -> Tensor:
     """The counts of the kept ids of stacked rows (a hypothesis, then its reference): on the host their
     rows one after another, else moved to the front of rows as wide as each side's input rows."""
     batch, _, width = rows.tokens.shape
