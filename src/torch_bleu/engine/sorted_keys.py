@@ -147,9 +147,10 @@ def sorted_key_matches(rows: StackedRows[ArrayT], max_order: int) -> ArrayT:
 
     Example:
         >>> import torch
-        >>> from torch_bleu.engine.rows import stack_rows
-        >>> sorted_key_matches(stack_rows(torch.tensor([[1, 2, 3, 4]]), torch.tensor([[[1, 2, 3, 5]]])), 4).tolist()
-        [[[3, 2, 1, 0]]]
+        >>> tokens = torch.tensor([[[1, 2, 3, 4], [4, 3, 2, 1], [1, 2, 3, 5]]])  # two hypotheses, one reference
+        >>> rows = StackedRows(tokens, None, torch.tensor([[4, 4, 4]]), hypotheses=2)
+        >>> sorted_key_matches(rows, 2).tolist()
+        [[[3, 2], [3, 0]]]
     """
     tokens = rows.tokens
     xp = array_namespace(tokens)
