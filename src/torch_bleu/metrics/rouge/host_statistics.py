@@ -48,12 +48,6 @@ def host_pair_statistics(pred: SideWords, ref: SideWords, kinds: Sequence[RougeK
     return statistics.astype(np.int64, copy=False)
 
 
-def _dense(values: np.ndarray) -> tuple[np.ndarray, int]:
-    """Numbers ``0 .. distinct - 1`` of int64 ``values`` in the order of the values, and ``distinct``."""
-    ranks, distinct = dense_ranks(values)
-    return ranks - 1, distinct
-
-
 class _PairKeys:
     """The words of pairs of rows numbered as keys (:class:`.bit_lcs.SideWords`: a key per distinct word of
     a pair, numbered in the order of pairs, then of words), ``distinct`` keys, those of pair ``p`` from
@@ -66,9 +60,10 @@ class _PairKeys:
         low = int(words.min(initial=0))
         span = int(words.max(initial=0)) - low + 1
         if self.pairs * span >= 2**62:  # number the words first (any int64: differences may overflow)
-            words, span = _dense(words)
-            low = 0
-        keys, self.distinct = _dense(pair * span + (words - low))
+            words, span = dense_ranks(words)  # ranks 1 .. span
+            low = 1
+        ranks, self.distinct = dense_ranks(pair * span + (words - low))
+        keys = ranks - 1
         split = pred.keys.shape[0]
         self.pred, self.ref = pred._replace(keys=keys[:split]), ref._replace(keys=keys[split:])
         self.key_pair = np.zeros(self.distinct, dtype=np.int64)
@@ -93,7 +88,8 @@ class _PairKeys:
                 code[start] * self.distinct + side.keys[start + order - 1]
                 for code, side, start in zip(codes, sides, starts)
             ]
-            numbers, grams = _dense(np.concatenate(values))
+            ranks, grams = dense_ranks(np.concatenate(values))
+            numbers = ranks - 1
             gram_pair = np.zeros(grams, dtype=np.int64)
             gram_pair[numbers] = np.concatenate([side.pair[start] for side, start in zip(sides, starts)])
             split = values[0].shape[0]
