@@ -91,11 +91,11 @@ def _of_rows(
     references = sources - 1
     rows = (batch * sources, width)
     texts = TextRows(words.reshape(rows), lines.reshape(rows), lengths.reshape(-1))
-    first = torch.arange(batch, device=words.device)[:, None] * sources
-    pred = first.expand(batch, references).reshape(-1)
-    ref = (first + torch.arange(1, sources, device=words.device)).reshape(-1)
-    statistics = pair_statistics(texts, pred, ref, config.kinds)
-    statistics = statistics.reshape(batch, references, len(config.kinds), 3).to(words.device)
+    index = torch.arange(rows[0], device=words.device).reshape(batch, sources)
+    pred = index[:, :1].expand(batch, references).reshape(-1)  # each prediction, once per reference
+    ref = index[:, 1:].reshape(-1)
+    kinds = config.kinds
+    statistics = pair_statistics(texts, pred, ref, kinds).reshape(batch, references, len(kinds), 3).to(words.device)
     if present is None:
         present = torch.ones((batch, references), dtype=torch.bool, device=words.device)
     return reference_choice(statistics, present, config.accumulate)

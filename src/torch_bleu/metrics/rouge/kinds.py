@@ -42,7 +42,7 @@ class NGrams:
             >>> NGrams(2).counts(np.array([0, 1, 5]))
             array([0, 0, 4])
         """
-        return (words - (self.n - 1)).clip(min=0)
+        return array_namespace(words).where(words >= self.n, words - (self.n - 1), 0)
 
 
 @dataclass(frozen=True)
@@ -109,6 +109,7 @@ def kind_statistics(kinds: Sequence[RougeKind], kernels: HitKernels, pred_words:
         [[[1, 2, 3], [2, 3, 4], [1, 3, 4]]]
     """
     xp = array_namespace(pred_words)
+    words = xp.stack([pred_words, ref_words], -1)
     highest = max((kind.n for kind in kinds if isinstance(kind, NGrams)), default=0)
     ngram_hits = kernels.ngram_hits(highest) if highest else None
     columns = []
@@ -120,5 +121,5 @@ def kind_statistics(kinds: Sequence[RougeKind], kernels: HitKernels, pred_words:
             hits = kernels.lcs_hits()
         else:
             hits = kernels.union_hits()
-        columns.append(xp.stack([hits, kind.counts(pred_words), kind.counts(ref_words)], -1))
+        columns.append(xp.concatenate([hits[:, None], kind.counts(words)], -1))
     return xp.stack(columns, 1)
