@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from torch_bleu import sentence_rouge
 from torch_bleu.metrics.rouge import bit_lcs, host_statistics
 from torch_bleu.metrics.rouge.host_statistics import host_pair_statistics
+from torch_bleu.metrics.rouge.kinds import LCS, NGrams, RougeKind, UnionLCS
 from torch_bleu.metrics.rouge.words import text_words
 
 rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
@@ -35,9 +36,15 @@ def _rows(summaries: list[list[list[int]]], pad: int) -> tuple[np.ndarray, np.nd
     return ids, line_ids, np.array(list(map(len, words)), dtype=np.int64)
 
 
-def _statistics(*rows: np.ndarray, orders: tuple[int, ...]) -> np.ndarray:
+def _side(ids: np.ndarray, lines: np.ndarray, lengths: np.ndarray) -> bit_lcs.SideWords:
+    """One side of pairs from padded rows of words, the sentence of each word and the lengths."""
+    inside = np.arange(ids.shape[1]) < lengths[:, None]
+    return bit_lcs.side_words(ids[inside], lines[inside], lengths, np.arange(lengths.shape[0]))
+
+
+def _statistics(*rows: np.ndarray, kinds: tuple[RougeKind, ...]) -> np.ndarray:
     """The host's statistics of padded rows: the prediction's words, lines and lengths, then the reference's."""
-    return host_pair_statistics(bit_lcs.side_words(*rows[:3]), bit_lcs.side_words(*rows[3:]), orders)
+    return host_pair_statistics(_side(*rows[:3]), _side(*rows[3:]), kinds)
 
 
 def _expected_union(reference: list[list[int]], prediction: list[list[int]]) -> list[bool]:
@@ -57,14 +64,12 @@ def _check(pairs: list[tuple[list[list[int]], list[list[int]]]]) -> None:
     pred, pred_lines, pred_length = _rows([prediction for _, prediction in pairs], -2)
     keys = np.arange(len(pairs))[:, None] * 10  # the union kernel reads words numbered apart pair by pair
     every = np.arange(len(pairs))
-    sides = [
-        bit_lcs.side_words(*side)
-        for side in ((pred + keys, pred_lines, pred_length), (ref + keys, ref_lines, ref_length))
-    ]
+    sides = [_side(*side) for side in ((pred + keys, pred_lines, pred_length), (ref + keys, ref_lines, ref_length))]
     flat = bit_lcs.union_lcs_on_host(*sides, every)
     marks = np.zeros(ref.shape, dtype=bool)
     marks[np.arange(ref.shape[1]) < ref_length[:, None]] = flat
-    statistics = _statistics(pred, pred_lines, pred_length, ref, ref_lines, ref_length, orders=(1, 2, 0, -1))
+    kinds = (NGrams(1), NGrams(2), LCS(), UnionLCS())
+    statistics = _statistics(pred, pred_lines, pred_length, ref, ref_lines, ref_length, kinds=kinds)
     scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeLsum"])
     for index, (reference, prediction) in enumerate(pairs):
         flat_ref = [word for sentence in reference for word in sentence]
@@ -104,15 +109,15 @@ def test_any_word_numbers_and_rows_as_lists_count_alike(monkeypatch, pairs, data
     rapidfuzz as lists (where a pair has too many words for one UTF-16 unit each) change nothing."""
     ref, ref_lines, ref_length = _rows([reference for reference, _ in pairs], -1)
     pred, pred_lines, pred_length = _rows([prediction for _, prediction in pairs], -2)
-    orders = (1, 2, 3, 0, -1)
-    expected = _statistics(pred, pred_lines, pred_length, ref, ref_lines, ref_length, orders=orders)
+    kinds = (NGrams(1), NGrams(2), NGrams(3), LCS(), UnionLCS())
+    expected = _statistics(pred, pred_lines, pred_length, ref, ref_lines, ref_length, kinds=kinds)
     values = np.array(data.draw(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=4, max_size=4, unique=True)))
     huge = [np.where(rows >= 0, values[rows % 4], rows) for rows in (pred, ref)]
-    found = _statistics(huge[0], pred_lines, pred_length, huge[1], ref_lines, ref_length, orders=orders)
+    found = _statistics(huge[0], pred_lines, pred_length, huge[1], ref_lines, ref_length, kinds=kinds)
     assert found.tolist() == expected.tolist()
     with monkeypatch.context() as patched:
         patched.setattr(host_statistics, "_UTF16_KEYS", 1)
-        found = _statistics(pred, pred_lines, pred_length, ref, ref_lines, ref_length, orders=orders)
+        found = _statistics(pred, pred_lines, pred_length, ref, ref_lines, ref_length, kinds=kinds)
     assert found.tolist() == expected.tolist()
 
 

@@ -3,9 +3,10 @@
 Every row is read once: strings (and subword ids, decoded) become numbered words as ROUGE's sentence
 metric reads them (:func:`~torch_bleu.metrics.rouge.words.text_words`), plain ids are words as they
 are. ``rougeN`` counts each row's n-grams once and takes the clipped matches of all pairs from
-:func:`~torch_bleu.engine.cross_matches.cross_matches`; ``rougeL`` and ``rougeLsum`` run the metric's
-LCS kernels (:func:`~torch_bleu.metrics.rouge.statistics.pair_statistics`) over the pairs' word rows,
-a chunk of pairs at a time.
+:func:`~torch_bleu.engine.cross_matches.cross_matches`, its counts the metric's
+(:meth:`~torch_bleu.metrics.rouge.kinds.NGrams.counts`); ``rougeL`` and ``rougeLsum`` are the metric's
+statistics of pairs of rows (:func:`~torch_bleu.metrics.rouge.statistics.pair_statistics`), a chunk of
+pairs at a time.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from torch import Tensor
 
 from ..engine.cross_matches import GroupedRows, cross_matches, side_lengths
 from ..metrics.rouge.config import ROUGEConfig, ROUGEOptions, RougeType
+from ..metrics.rouge.kinds import NGrams, RougeKind
 from ..metrics.rouge.score import rouge_scores
-from ..metrics.rouge.statistics import WordPairs, pair_statistics
+from ..metrics.rouge.statistics import TextRows, pair_statistics
 from ..metrics.rouge.words import text_words
 from ..threads import within_cpu_share
 from .bleu import result_device
@@ -82,16 +84,16 @@ def pairwise_rouge(
     """
     config = pairwise_config(rouge_type, options)
     rows = word_rows(candidates, references, config)
-    (order,) = config.orders
+    (kind,) = config.kinds
     candidate_lengths, reference_lengths, present = side_lengths(rows.grouped)
-    if order > 0:
-        hits = cross_matches(rows.grouped, order)[..., order - 1]
-        counts = [(lengths - order + 1).clamp(min=0) for lengths in (candidate_lengths, reference_lengths)]
+    if isinstance(kind, NGrams):
+        hits = cross_matches(rows.grouped, kind.n)[..., kind.n - 1]
+        counts = [kind.counts(lengths) for lengths in (candidate_lengths, reference_lengths)]
         statistics = torch.stack(
             [hits, counts[0][:, :, None].expand_as(hits), counts[1][:, None, :].expand_as(hits)], -1
         )
     else:
-        statistics = lcs_statistics(rows, present.shape, order)
+        statistics = lcs_statistics(rows, present.shape, kind)
     scores = torch.where(present, rouge_scores(statistics)[..., 2], torch.nan)
     return scores.to(result_device(candidates))
 
@@ -170,10 +172,10 @@ def _padded(tokens: Tensor, lines: Tensor, lengths: Tensor) -> tuple[Tensor, Ten
     return padded[0], padded[1]
 
 
-def lcs_statistics(rows: WordRows, shape: torch.Size, order: int) -> Tensor:
-    """``(S, N, M, 3)`` int64 ROUGE statistics (hits, candidate words, reference words) of ``rougeL``
-    (``order`` 0) or ``rougeLsum`` (-1) of every pair of ``shape`` ``(S, N, M)``, a chunk of pairs at a
-    time (pairs past a source's own: any numbers)."""
+def lcs_statistics(rows: WordRows, shape: torch.Size, kind: RougeKind) -> Tensor:
+    """``(S, N, M, 3)`` int64 ROUGE statistics (hits, candidate words, reference words) of ``kind`` (the
+    LCS or the union LCS) of every pair of ``shape`` ``(S, N, M)``, a chunk of pairs at a time (pairs past
+    a source's own: any numbers)."""
     grouped = rows.grouped
     sources, width, height = shape
     device = grouped.lengths.device
@@ -186,11 +188,9 @@ def lcs_statistics(rows: WordRows, shape: torch.Size, order: int) -> Tensor:
     pair_candidates = candidate_row[:, :, None].expand(shape).reshape(-1)
     pair_references = reference_row[:, None, :].expand(shape).reshape(-1)
     statistics = torch.zeros((pair_candidates.shape[0], 3), dtype=torch.int64, device=device)
+    texts = TextRows(rows.words, rows.lines, grouped.lengths)
     step = max(1, CHUNK_WORDS // max(1, rows.words.shape[1]))
     for first in range(0, pair_candidates.shape[0], step):
-        chosen = [pair_candidates[first : first + step], pair_references[first : first + step]]
-        pairs = WordPairs(
-            *(part for index in chosen for part in (rows.words[index], grouped.lengths[index], rows.lines[index]))
-        )
-        statistics[first : first + step] = pair_statistics(pairs, (order,))[:, 0]
+        chosen = slice(first, first + step)
+        statistics[chosen] = pair_statistics(texts, pair_candidates[chosen], pair_references[chosen], (kind,))[:, 0]
     return statistics.reshape(sources, width, height, 3)

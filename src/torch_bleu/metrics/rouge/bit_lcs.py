@@ -66,20 +66,25 @@ class SideWords(NamedTuple):
     lengths: np.ndarray
 
 
-def side_words(keys: np.ndarray, sentences: np.ndarray, lengths: np.ndarray) -> SideWords:
-    """The :class:`SideWords` of padded rows of keys ``(P, L)``, the sentence of each word (equal within a
-    sentence, different across a boundary) and the words of each row ``(P,)``.
+def side_words(ids: np.ndarray, lines: np.ndarray, lengths: np.ndarray, texts: np.ndarray) -> SideWords:
+    """One side of pairs: the words of ``texts`` (indices of texts whose word ``ids`` and ``lines`` lie text
+    after text, ``lengths`` words each; a line equal within a sentence, different across a boundary), text
+    after text, a text repeated where ``texts`` names it again.
 
     Example:
-        >>> side_words(np.array([[4, 5, 6], [7, 0, 0]]), np.array([[0, 0, 1], [0, 0, 0]]), np.array([3, 1])).first
-        array([ True, False,  True,  True])
+        >>> ids, lines, lengths = np.array([4, 5, 6, 7]), np.array([0, 0, 1, 0]), np.array([3, 1])
+        >>> side = side_words(ids, lines, lengths, np.array([1, 0]))
+        >>> side.keys.tolist(), side.pair.tolist(), side.first.tolist()
+        ([7, 4, 5, 6], [0, 1, 1, 1], [True, True, False, True])
     """
-    inside = np.arange(keys.shape[1]) < lengths[:, None]
-    starts = np.ones(keys.shape, dtype=bool)
-    starts[:, 1:] = sentences[:, 1:] != sentences[:, :-1]
-    pair = np.repeat(np.arange(keys.shape[0]), lengths)
-    place = np.nonzero(inside)[1]
-    return SideWords(keys[inside], pair, place, starts[inside], lengths)
+    chosen = lengths[texts]
+    pair = np.repeat(np.arange(texts.shape[0]), chosen)
+    place = np.arange(int(chosen.sum())) - (np.cumsum(chosen) - chosen)[pair]
+    index = (np.cumsum(lengths) - lengths)[texts][pair] + place
+    line = lines[index]
+    first = place == 0  # a text repeated for each of its references keeps its line numbers
+    first[1:] |= line[1:] != line[:-1]
+    return SideWords(ids[index], pair, place, first, chosen)
 
 
 def union_lcs_on_host(pred: SideWords, ref: SideWords, pairs: np.ndarray) -> np.ndarray:
@@ -88,9 +93,8 @@ def union_lcs_on_host(pred: SideWords, ref: SideWords, pairs: np.ndarray) -> np.
     (the others' marks all False).
 
     Example:
-        >>> sentences = np.array([[0, 0, 0, 1, 1]]), np.array([[0, 0, 1, 1]])
-        >>> ref = side_words(np.array([[1, 2, 3, 1, 2]]), sentences[0], np.array([5]))
-        >>> pred = side_words(np.array([[2, 1, 2, 3]]), sentences[1], np.array([4]))
+        >>> words, lines = np.array([1, 2, 3, 1, 2, 2, 1, 2, 3]), np.array([0, 0, 0, 1, 1, 0, 0, 1, 1])
+        >>> ref, pred = (side_words(words, lines, np.array([5, 4]), np.array([text])) for text in (0, 1))
         >>> union_lcs_on_host(pred, ref, np.array([0])).astype(int).tolist()
         [1, 1, 1, 1, 1]
     """

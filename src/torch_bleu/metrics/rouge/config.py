@@ -9,13 +9,13 @@ from typing import Literal, get_args
 
 from ...options import check_choice, check_flag, check_whole
 from ..config import SubwordConfig, SubwordOptions
+from .kinds import RougeKind, kind_of
 
 #: The ROUGE types rouge-score computes: n-gram overlap of order 1 to 9, and two LCS-based ones.
 RougeType = Literal[
     "rouge1", "rouge2", "rouge3", "rouge4", "rouge5", "rouge6", "rouge7", "rouge8", "rouge9", "rougeL", "rougeLsum"
 ]
 ROUGE_TYPES: tuple[str, ...] = get_args(RougeType)
-LCS_TYPES = ("rougeL", "rougeLsum")
 #: The types a metric computes unless told otherwise (Hugging Face evaluate's and torchmetrics' choice).
 DEFAULT_TYPES: tuple[RougeType, ...] = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 #: The tokenizers of strings.
@@ -143,14 +143,14 @@ class ROUGEConfig(SubwordConfig):
         return self.rouge_types
 
     @property
-    def orders(self) -> tuple[int, ...]:
-        """The n-gram order of each type, 0 for ``rougeL`` and -1 for ``rougeLsum``.
+    def kinds(self) -> tuple[RougeKind, ...]:
+        """The kind of each type, in order (:mod:`.kinds`).
 
         Example:
-            >>> ROUGEConfig().orders
-            (1, 2, 0, -1)
+            >>> ROUGEConfig().kinds
+            (NGrams(n=1), NGrams(n=2), LCS(), UnionLCS())
         """
-        return tuple(-LCS_TYPES.index(name) if name in LCS_TYPES else int(name[5:]) for name in self.types)
+        return tuple(map(kind_of, self.types))
 
     def result_keys(self) -> list[str]:
         """The keys of a result, ``f"{rouge_type}_{precision|recall|fmeasure}"``, types first.

@@ -1,12 +1,11 @@
 """ROUGE's per-sentence statistics and scores of a batch: input checked by its kind (strings, ids,
-subword ids), brought to pairs of rows of numbered words (:class:`.statistics.WordPairs`), counted
-(:func:`.statistics.pair_statistics`), and each prediction's references combined
-(:func:`.statistics.reference_choice`).
+subword ids), brought to rows of numbered words and pairs of them, counted, and each prediction's
+references combined (:func:`.statistics.reference_choice`).
 
 Strings are read and counted on the host (:mod:`.words`, :mod:`.host_statistics`, their words
-taken text after text, never padded); ids, and subword ids decoded by the detokenizer, are
-counted on their device with sizes from shapes only, but for stemmed subword ids: their decoded text
-is read back to the host, where the stemmer is.
+taken text after text, never padded); rows of ids, and subword ids decoded by the detokenizer, are
+counted where :func:`.statistics.pair_statistics` chooses (on a CPU, on the host too), but for stemmed
+subword ids: their decoded text is read back to the host, where the stemmer is.
 """
 
 from __future__ import annotations
@@ -17,14 +16,14 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ...arrays import pack_kept, sizes_from_data, to_host
+from ...arrays import pack_kept
 from ...inputs.kinds import SubwordIds, Text, TokenIds, read_input
 from ...text.code_points import strings_from_rows
-from .bit_lcs import SideWords
+from .bit_lcs import side_words
 from .code_points import rouge_char_words
 from .config import ROUGEConfig
 from .host_statistics import host_pair_statistics
-from .statistics import WordPairs, pair_statistics, reference_choice
+from .statistics import TextRows, pair_statistics, reference_choice
 from .words import text_words
 
 
@@ -80,28 +79,13 @@ def _of_rows(
     """Statistics and scores of ``(B, 1 + R, L)`` rows of words packed to the front, and their lines."""
     batch, sources, width = words.shape
     references = sources - 1
-    if sizes_from_data(words):  # on the host: the words row after row, as text's are
-        inside = to_host(torch.arange(width, device=lengths.device) < lengths[..., None])
-        flat = [to_host(values)[inside] for values in (words, lines)]
-        texts = np.arange(batch)[:, None] * sources
-        sides = [
-            _side(flat[0], flat[1], to_host(lengths).reshape(-1), chosen)
-            for chosen in (np.repeat(texts[:, 0], references), (texts + np.arange(1, sources)).reshape(-1))
-        ]
-        statistics = torch.from_numpy(host_pair_statistics(sides[0], sides[1], config.orders))
-    else:
-        expanded = (batch, references, width)
-        rows = (batch * references, width)
-        pairs = WordPairs(
-            words[:, :1].expand(expanded).reshape(rows),
-            lengths[:, :1].expand(batch, references).reshape(rows[0]),
-            lines[:, :1].expand(expanded).reshape(rows),
-            words[:, 1:].reshape(rows),
-            lengths[:, 1:].reshape(rows[0]),
-            lines[:, 1:].reshape(rows),
-        )
-        statistics = pair_statistics(pairs, config.orders)
-    statistics = statistics.reshape(batch, references, len(config.types), 3).to(words.device)
+    rows = (batch * sources, width)
+    texts = TextRows(words.reshape(rows), lines.reshape(rows), lengths.reshape(-1))
+    index = torch.arange(rows[0], device=words.device).reshape(batch, sources)
+    pred = index[:, :1].expand(batch, references).reshape(-1)  # each prediction, once per reference
+    ref = index[:, 1:].reshape(-1)
+    kinds = config.kinds
+    statistics = pair_statistics(texts, pred, ref, kinds).reshape(batch, references, len(kinds), 3).to(words.device)
     if present is None:
         present = torch.ones((batch, references), dtype=torch.bool, device=words.device)
     return reference_choice(statistics, present, config.accumulate)
@@ -118,10 +102,10 @@ def _of_strings(hypotheses: list[str], references: list[list[str]], config: ROUG
     )
     pair_sentence = np.repeat(np.arange(batch), counts)
     sides = [
-        _side(words.ids, words.lines, words.lengths, texts)
+        side_words(words.ids, words.lines, words.lengths, texts)
         for texts in (pair_sentence, batch + np.arange(int(counts.sum())))
     ]
-    statistics = torch.from_numpy(host_pair_statistics(sides[0], sides[1], config.orders))
+    statistics = torch.from_numpy(host_pair_statistics(sides[0], sides[1], config.kinds))
     most = int(counts.max(initial=1))
     slot = torch.from_numpy(
         pair_sentence * most + np.arange(len(pair_sentence)) - np.repeat(np.cumsum(counts) - counts, counts)
@@ -133,16 +117,3 @@ def _of_strings(hypotheses: list[str], references: list[list[str]], config: ROUG
     return reference_choice(
         grid.reshape(batch, most, *statistics.shape[1:]), present.reshape(batch, most), config.accumulate
     )
-
-
-def _side(ids: np.ndarray, lines: np.ndarray, lengths: np.ndarray, texts: np.ndarray) -> SideWords:
-    """One side of pairs: the words of ``texts`` (indices of texts whose word ``ids`` and ``lines`` lie text
-    after text, ``lengths`` words each), text after text."""
-    chosen = lengths[texts]
-    pair = np.repeat(np.arange(texts.shape[0]), chosen)
-    place = np.arange(int(chosen.sum())) - (np.cumsum(chosen) - chosen)[pair]
-    index = (np.cumsum(lengths) - lengths)[texts][pair] + place
-    line = lines[index]
-    first = place == 0  # a text repeated for each of its references keeps its line numbers
-    first[1:] |= line[1:] != line[:-1]
-    return SideWords(ids[index], pair, place, first, chosen)

@@ -17,58 +17,41 @@ The accelerator's way, the same numbers, is in :mod:`.statistics`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import cached_property
+
 import numpy as np
 from rapidfuzz.distance import LCSseq
 from rapidfuzz.process import cpdist
 
 from ...engine.keys import dense_ranks
 from .bit_lcs import SideWords, union_lcs_on_host
+from .kinds import RougeKind, kind_statistics
 
 #: The highest key (a word's number within its pair) written as one UTF-16 unit: below the surrogates.
 _UTF16_KEYS = 0xD800
 
 
-def host_pair_statistics(pred: SideWords, ref: SideWords, orders: tuple[int, ...]) -> np.ndarray:
-    """``(P, T, 3)`` int64 hits, prediction count and reference count of each pair for each type, as
-    :func:`.statistics.pair_statistics` (``orders``: ``N`` for ``rougeN``, ``0`` for ``rougeL``, ``-1``
-    for ``rougeLsum``), of the words of both sides of every pair (any int64 word ids).
+def host_pair_statistics(pred: SideWords, ref: SideWords, kinds: Sequence[RougeKind]) -> np.ndarray:
+    """``(P, T, 3)`` int64 hits, prediction count and reference count of each pair for each of ``kinds``
+    (:func:`.kinds.kind_statistics`), of the words of both sides of every pair (any int64 word ids).
 
     Example:
         >>> from torch_bleu.metrics.rouge.bit_lcs import side_words
-        >>> one = np.zeros((1, 4), dtype=np.int64)
-        >>> pred = side_words(np.array([[3, 1, 2, 0]]), one, np.array([3]))
-        >>> ref = side_words(np.array([[1, 2, 3, 5]]), one, np.array([4]))
-        >>> host_pair_statistics(pred, ref, (1, 2, 0, -1)).tolist()
+        >>> from torch_bleu.metrics.rouge.kinds import LCS, NGrams, UnionLCS
+        >>> words, lines, lengths = np.array([3, 1, 2, 1, 2, 3, 5]), np.zeros(7, dtype=np.int64), np.array([3, 4])
+        >>> pred, ref = (side_words(words, lines, lengths, np.array([text])) for text in (0, 1))
+        >>> host_pair_statistics(pred, ref, (NGrams(1), NGrams(2), LCS(), UnionLCS())).tolist()
         [[[3, 3, 4], [1, 2, 3], [2, 3, 4], [2, 3, 4]]]
     """
-    words = _PairKeys(pred, ref)
-    highest = max(orders)
-    ngram_hits = words.ngram_hits(highest) if highest > 0 else None
-    lcs = words.lcs_lengths() if min(orders) <= 0 else None
-    columns = []
-    for order in orders:
-        if order > 0:
-            assert ngram_hits is not None
-            hits = ngram_hits[:, order - 1]
-            counts = [np.maximum(side.lengths - order + 1, 0) for side in (pred, ref)]
-        else:
-            assert lcs is not None
-            hits = lcs if order == 0 else words.union_hits(lcs)
-            counts = [pred.lengths, ref.lengths]
-        columns.append(np.stack([hits, *counts], -1))
-    return np.stack(columns, 1).astype(np.int64).reshape(pred.lengths.shape[0], len(orders), 3)
-
-
-def _dense(values: np.ndarray) -> tuple[np.ndarray, int]:
-    """Numbers ``0 .. distinct - 1`` of int64 ``values`` in the order of the values, and ``distinct``."""
-    ranks, distinct = dense_ranks(values)
-    return ranks - 1, distinct
+    statistics: np.ndarray = kind_statistics(kinds, _PairKeys(pred, ref), pred.lengths, ref.lengths)
+    return statistics.astype(np.int64, copy=False)
 
 
 class _PairKeys:
     """The words of pairs of rows numbered as keys (:class:`.bit_lcs.SideWords`: a key per distinct word of
     a pair, numbered in the order of pairs, then of words), ``distinct`` keys, those of pair ``p`` from
-    ``first[p]``."""
+    ``first[p]``; the host's :class:`.kinds.HitKernels`."""
 
     def __init__(self, pred: SideWords, ref: SideWords) -> None:
         self.pairs = pred.lengths.shape[0]
@@ -77,9 +60,10 @@ class _PairKeys:
         low = int(words.min(initial=0))
         span = int(words.max(initial=0)) - low + 1
         if self.pairs * span >= 2**62:  # number the words first (any int64: differences may overflow)
-            words, span = _dense(words)
-            low = 0
-        keys, self.distinct = _dense(pair * span + (words - low))
+            words, span = dense_ranks(words)  # ranks 1 .. span
+            low = 1
+        ranks, self.distinct = dense_ranks(pair * span + (words - low))
+        keys = ranks - 1
         split = pred.keys.shape[0]
         self.pred, self.ref = pred._replace(keys=keys[:split]), ref._replace(keys=keys[split:])
         self.key_pair = np.zeros(self.distinct, dtype=np.int64)
@@ -104,7 +88,8 @@ class _PairKeys:
                 code[start] * self.distinct + side.keys[start + order - 1]
                 for code, side, start in zip(codes, sides, starts)
             ]
-            numbers, grams = _dense(np.concatenate(values))
+            ranks, grams = dense_ranks(np.concatenate(values))
+            numbers = ranks - 1
             gram_pair = np.zeros(grams, dtype=np.int64)
             gram_pair[numbers] = np.concatenate([side.pair[start] for side, start in zip(sides, starts)])
             split = values[0].shape[0]
@@ -113,16 +98,22 @@ class _PairKeys:
             codes[0][starts[0]], codes[1][starts[1]] = numbers[:split], numbers[split:]
         return np.stack(hits, -1)
 
-    def lcs_lengths(self) -> np.ndarray:
-        """``(P,)`` the LCS of each pair's rows."""
+    @cached_property
+    def _lcs(self) -> np.ndarray:
+        """``(P,)`` the LCS of each pair's rows (rougeL's hits, and rougeLsum's where both are one sentence)."""
         if not self.pairs:
             return np.zeros(0, dtype=np.int64)
         rows = [_key_strings(side.keys - self.first[side.pair], side.lengths) for side in (self.pred, self.ref)]
         lengths: np.ndarray = cpdist(rows[0], rows[1], scorer=LCSseq.similarity, dtype=np.int64, workers=1)
         return lengths
 
-    def union_hits(self, lcs: np.ndarray) -> np.ndarray:
-        """``(P,)`` rougeLsum's hits, given the LCS lengths ``lcs`` (the hits where both are one sentence)."""
+    def lcs_hits(self) -> np.ndarray:
+        """``(P,)`` the LCS of each pair's rows."""
+        return self._lcs
+
+    def union_hits(self) -> np.ndarray:
+        """``(P,)`` rougeLsum's hits."""
+        lcs = self._lcs
         sentences = [np.bincount(side.pair[side.first], minlength=self.pairs) for side in (self.pred, self.ref)]
         several = (sentences[0] > 1) | (sentences[1] > 1)
         union = np.nonzero(several & (sentences[0] > 0) & (sentences[1] > 0))[0]

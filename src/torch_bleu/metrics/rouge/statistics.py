@@ -1,25 +1,23 @@
 """Each pair's ROUGE statistics ``(P, T, 3)`` (hits, prediction count, reference count per type) from
 rows of numbered words, and each sentence's of its references.
 
-* ``rougeN``: the clipped matches of order ``N`` (the engine's, BLEU's clipped counts with one
-  reference); the counts are the n-grams of each side, ``max(words - N + 1, 0)``.
-* ``rougeL``: the LCS of the whole rows (:func:`.lcs.lcs_lengths`); the counts are the words.
-* ``rougeLsum``: the union LCS of each reference sentence against every prediction sentence
-  (:func:`.lcs.union_lcs_marks`), clipped as rouge-score clips it, by the words of the whole
-  summaries: rouge-score takes the union words sentence by sentence and counts one while the word
-  is left in both summaries' word counts. Every union word is a reference word of its own, so the
-  reference's count never runs out first, and the hits are ``sum over words w of min(union words w,
-  prediction words w)``: the clipped unigram matches of the union words against the prediction.
-  The counts are the words.
+:func:`pair_statistics` chooses where the words are counted: where sizes may follow the data (the
+CPU), text after text by :mod:`.host_statistics`; elsewhere here, in padded rows with sizes from
+shapes only, each kind's hits (:mod:`.kinds`) by the accelerator's kernels:
 
-Where sizes may follow the data (the CPU), :mod:`.host_statistics` computes the same numbers its own
-way; what follows is the accelerator's, with sizes from shapes only.
+* ``rougeN``: the clipped matches of order ``N`` (the engine's, BLEU's clipped counts with one
+  reference).
+* ``rougeL``: the LCS of the whole rows (:func:`.lcs.lcs_lengths`).
+* ``rougeLsum``: the union LCS of each reference sentence against every prediction sentence
+  (:func:`.lcs.union_lcs_marks`), the union words' clipped unigram matches against the prediction.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -27,6 +25,7 @@ from ...arrays import as_tensor, sizes_from_data, to_host
 from ...engine import StackedRows, clipped_matches
 from .bit_lcs import side_words
 from .host_statistics import host_pair_statistics
+from .kinds import RougeKind, kind_statistics
 from .lcs import lcs_lengths, union_lcs_marks
 from .score import rouge_scores
 
@@ -35,75 +34,77 @@ REF_PAD = -1
 PRED_PAD = -2
 
 
-class WordPairs(NamedTuple):
-    """Pairs of a prediction and a reference as padded rows of word ids (``>= 0``), packed to the front.
+class TextRows(NamedTuple):
+    """Texts as rows of word ids (``>= 0``) packed to the front.
 
     Attributes:
-        pred, ref: ``(P, Lp)`` and ``(P, Lr)`` int64 word ids (anything past a row's length).
-        pred_lengths, ref_lengths: ``(P,)`` int64, the words of each row.
-        pred_sentences, ref_sentences: the sentence of each word (equal within a sentence, different
-            across a boundary), shaped like the rows.
+        words: ``(N, L)`` int64 word ids (anything past a row's length).
+        lines: ``(N, L)`` the sentence of each word (equal within a sentence, different across a boundary).
+        lengths: ``(N,)`` int64, the words of each row.
     """
 
-    pred: Tensor
-    pred_lengths: Tensor
-    pred_sentences: Tensor
-    ref: Tensor
-    ref_lengths: Tensor
-    ref_sentences: Tensor
+    words: Tensor
+    lines: Tensor
+    lengths: Tensor
 
 
-def pair_statistics(pairs: WordPairs, orders: tuple[int, ...]) -> Tensor:
-    """``(P, T, 3)`` int64 hits, prediction count and reference count of each pair for each type (``orders``:
-    the n-gram order of each type, ``0`` for ``rougeL``, ``-1`` for ``rougeLsum``).
+def pair_statistics(texts: TextRows, pred: Tensor, ref: Tensor, kinds: Sequence[RougeKind]) -> Tensor:
+    """``(P, T, 3)`` int64 hits, prediction count and reference count of each pair for each of ``kinds``,
+    the pairs' prediction and reference the rows ``pred`` and ``ref`` ``(P,)`` of ``texts``.
 
     Example:
-        >>> rows = torch.tensor([[3, 1, 2, 0]]), torch.tensor([[1, 2, 3, 5]])
-        >>> one = torch.zeros((1, 4), dtype=torch.long)
-        >>> pairs = WordPairs(rows[0], torch.tensor([3]), one, rows[1], torch.tensor([4]), one)
-        >>> pair_statistics(pairs, (1, 2, 0, -1)).tolist()
+        >>> from torch_bleu.metrics.rouge.kinds import LCS, NGrams, UnionLCS
+        >>> words = torch.tensor([[3, 1, 2, 0], [1, 2, 3, 5]])
+        >>> texts = TextRows(words, torch.zeros_like(words), torch.tensor([3, 4]))
+        >>> kinds = (NGrams(1), NGrams(2), LCS(), UnionLCS())
+        >>> pair_statistics(texts, torch.tensor([0]), torch.tensor([1]), kinds).tolist()
         [[[3, 3, 4], [1, 2, 3], [2, 3, 4], [2, 3, 4]]]
     """
-    if sizes_from_data(pairs.pred):
-        rows = [to_host(rows) for rows in pairs]
-        sides = side_words(rows[0], rows[2], rows[1]), side_words(rows[3], rows[5], rows[4])
-        host = host_pair_statistics(*sides, orders)
-        return torch.from_numpy(host).to(pairs.pred.device)
-    pred_column = torch.arange(pairs.pred.shape[1], device=pairs.pred.device)
-    ref_column = torch.arange(pairs.ref.shape[1], device=pairs.ref.device)
-    pred_inside = pred_column < pairs.pred_lengths[:, None]
-    ref_inside = ref_column < pairs.ref_lengths[:, None]
-    pred = torch.where(pred_inside, pairs.pred, PRED_PAD)
-    ref = torch.where(ref_inside, pairs.ref, REF_PAD)
-    highest = max(orders)
-    ngram_hits = _clipped(pred, pred_inside, ref, ref_inside, highest) if highest > 0 else None
-    columns = []
-    for order in orders:
-        if order > 0:
-            assert ngram_hits is not None
-            hits = ngram_hits[:, order - 1]
-            counts = [(lengths - order + 1).clamp(min=0) for lengths in (pairs.pred_lengths, pairs.ref_lengths)]
-        elif order == 0:
-            hits = lcs_lengths(ref, pairs.ref_lengths, pred, pairs.pred_lengths)
-            counts = [pairs.pred_lengths, pairs.ref_lengths]
-        else:
-            union = union_lcs_marks(
-                ref, pairs.ref_sentences, pairs.ref_lengths, pred, pairs.pred_sentences, pairs.pred_lengths
-            )
-            hits = _clipped(pred, pred_inside, ref, union & ref_inside, 1)[:, 0]
-            counts = [pairs.pred_lengths, pairs.ref_lengths]
-        columns.append(torch.stack([hits.to(pred.device), *counts], -1))
-    return torch.stack(columns, 1).long()
+    if sizes_from_data(texts.words):  # on the host: the words text after text, never padded
+        lengths = to_host(texts.lengths)
+        inside = np.arange(texts.words.shape[1]) < lengths[:, None]
+        words, lines = (to_host(values)[inside] for values in (texts.words, texts.lines))
+        sides = [side_words(words, lines, lengths, to_host(rows)) for rows in (pred, ref)]
+        return torch.from_numpy(host_pair_statistics(sides[0], sides[1], kinds))
+    pairs = _PaddedPairs(texts, pred, ref)
+    statistics: Tensor = kind_statistics(kinds, pairs, pairs.pred_lengths, pairs.ref_lengths)
+    return statistics.long()
+
+
+class _PaddedPairs:
+    """Pairs of texts as padded rows, each side's pads a number that matches nothing: the accelerator's
+    :class:`.kinds.HitKernels`."""
+
+    def __init__(self, texts: TextRows, pred: Tensor, ref: Tensor) -> None:
+        column = torch.arange(texts.words.shape[1], device=texts.words.device)
+        self.pred_lengths, self.ref_lengths = texts.lengths[pred], texts.lengths[ref]
+        self.pred_lines, self.ref_lines = texts.lines[pred], texts.lines[ref]
+        self.pred_inside = column < self.pred_lengths[:, None]
+        self.ref_inside = column < self.ref_lengths[:, None]
+        self.pred = torch.where(self.pred_inside, texts.words[pred], PRED_PAD)
+        self.ref = torch.where(self.ref_inside, texts.words[ref], REF_PAD)
+
+    def ngram_hits(self, highest: int) -> Tensor:
+        """``(P, highest)`` the clipped n-gram matches of orders ``1 .. highest``."""
+        return _clipped(self.pred, self.pred_inside, self.ref, self.ref_inside, highest)
+
+    def lcs_hits(self) -> Tensor:
+        """``(P,)`` the LCS of each pair's rows."""
+        return lcs_lengths(self.ref, self.ref_lengths, self.pred, self.pred_lengths)
+
+    def union_hits(self) -> Tensor:
+        """``(P,)`` the union words' clipped unigram matches against the prediction."""
+        union = union_lcs_marks(
+            self.ref, self.ref_lines, self.ref_lengths, self.pred, self.pred_lines, self.pred_lengths
+        )
+        return _clipped(self.pred, self.pred_inside, self.ref, union & self.ref_inside, 1)[:, 0]
 
 
 def _clipped(pred: Tensor, pred_keep: Tensor, ref: Tensor, ref_keep: Tensor, orders: int) -> Tensor:
-    """``(P, orders)`` clipped n-gram matches of the kept words of ``pred`` against those of ``ref``."""
-    width = max(pred.shape[1], ref.shape[1])
-    tokens, keep = (
-        torch.stack([torch.nn.functional.pad(rows, (0, width - rows.shape[1])) for rows in pair], 1)
-        for pair in ((pred, ref), (pred_keep, ref_keep))
-    )
-    rows = StackedRows(tokens, keep, keep.sum(-1))
+    """``(P, orders)`` clipped n-gram matches of the kept words of ``pred`` against those of ``ref`` (rows
+    of one width)."""
+    keep = torch.stack([pred_keep, ref_keep], 1)
+    rows = StackedRows(torch.stack([pred, ref], 1), keep, keep.sum(-1))
     matches: Tensor = as_tensor(clipped_matches(rows, orders), pred.device)
     return matches[:, 0]
 
