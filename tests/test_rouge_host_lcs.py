@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from torch_bleu import sentence_rouge
-from torch_bleu.metrics.rouge import bit_lcs, host_statistics
+from torch_bleu.metrics.rouge import host_statistics, host_union_lcs
 from torch_bleu.metrics.rouge.host_statistics import host_pair_statistics
 from torch_bleu.metrics.rouge.kinds import LCS, NGrams, RougeKind, UnionLCS
 from torch_bleu.metrics.rouge.words import text_words
@@ -36,10 +36,10 @@ def _rows(summaries: list[list[list[int]]], pad: int) -> tuple[np.ndarray, np.nd
     return ids, line_ids, np.array(list(map(len, words)), dtype=np.int64)
 
 
-def _side(ids: np.ndarray, lines: np.ndarray, lengths: np.ndarray) -> bit_lcs.SideWords:
+def _side(ids: np.ndarray, lines: np.ndarray, lengths: np.ndarray) -> host_union_lcs.SideWords:
     """One side of pairs from padded rows of words, the sentence of each word and the lengths."""
     inside = np.arange(ids.shape[1]) < lengths[:, None]
-    return bit_lcs.side_words(ids[inside], lines[inside], lengths, np.arange(lengths.shape[0]))
+    return host_union_lcs.side_words(ids[inside], lines[inside], lengths, np.arange(lengths.shape[0]))
 
 
 def _statistics(*rows: np.ndarray, kinds: tuple[RougeKind, ...]) -> np.ndarray:
@@ -65,7 +65,7 @@ def _check(pairs: list[tuple[list[list[int]], list[list[int]]]]) -> None:
     keys = np.arange(len(pairs))[:, None] * 10  # the union kernel reads words numbered apart pair by pair
     every = np.arange(len(pairs))
     sides = [_side(*side) for side in ((pred + keys, pred_lines, pred_length), (ref + keys, ref_lines, ref_length))]
-    flat = bit_lcs.union_lcs_on_host(*sides, every)
+    flat = host_union_lcs.union_lcs_on_host(*sides, every)
     marks = np.zeros(ref.shape, dtype=bool)
     marks[np.arange(ref.shape[1]) < ref_length[:, None]] = flat
     kinds = (NGrams(1), NGrams(2), LCS(), UnionLCS())
@@ -122,7 +122,7 @@ def test_any_word_numbers_and_rows_as_lists_count_alike(monkeypatch, pairs, data
 
 
 def test_many_pairs_in_several_groups(monkeypatch):
-    monkeypatch.setattr(bit_lcs, "GROUP", 3)  # several groups of regions, of different lengths
+    monkeypatch.setattr(host_union_lcs, "GROUP", 3)  # several groups of regions, of different lengths
     rng = np.random.default_rng(0)
     pairs = [
         tuple(

@@ -18,9 +18,10 @@ from torch import Tensor
 
 from ..engine.cross_matches import GroupedRows, cross_matches, side_lengths
 from ..metrics.rouge.config import ROUGEConfig, ROUGEOptions, RougeType
+from ..metrics.rouge.device_statistics import TextRows
 from ..metrics.rouge.kinds import NGrams, RougeKind
 from ..metrics.rouge.score import rouge_scores
-from ..metrics.rouge.statistics import TextRows, pair_statistics
+from ..metrics.rouge.statistics import pair_statistics
 from ..metrics.rouge.words import text_words
 from ..threads import within_cpu_share
 from .bleu import result_device

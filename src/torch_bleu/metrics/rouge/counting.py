@@ -19,11 +19,12 @@ from torch import Tensor
 from ...arrays import pack_kept
 from ...inputs.kinds import SubwordIds, Text, TokenIds, read_input
 from ...text.code_points import strings_from_rows
-from .bit_lcs import side_words
 from .code_points import rouge_char_words
 from .config import ROUGEConfig
+from .device_statistics import TextRows
 from .host_statistics import host_pair_statistics
-from .statistics import TextRows, pair_statistics, reference_choice
+from .host_union_lcs import side_words
+from .statistics import pair_statistics, reference_choice
 from .words import text_words
 
 

@@ -10,9 +10,10 @@ keys are equal words of one pair), and every type reads the keys:
   characters of a string.
 * ``rougeLsum``: where both summaries are one sentence, the union LCS is the LCS, and its words are
   matched words of both sides, so the hits are the LCS's length; elsewhere the union LCS of each
-  reference sentence (:mod:`.bit_lcs`), clipped by the prediction's counts of each key.
+  reference sentence (:mod:`.host_union_lcs`), clipped by the prediction's counts of each key.
 
-The accelerator's way, the same numbers, is in :mod:`.statistics`.
+The accelerator's way, the same numbers, is in :mod:`.device_statistics`; rows of words go to one or
+the other as :func:`.statistics.pair_statistics` chooses.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from rapidfuzz.distance import LCSseq
 from rapidfuzz.process import cpdist
 
 from ...engine.keys import dense_ranks
-from .bit_lcs import SideWords, union_lcs_on_host
+from .host_union_lcs import SideWords, union_lcs_on_host
 from .kinds import RougeKind, kind_statistics
 
 #: The highest key (a word's number within its pair) written as one UTF-16 unit: below the surrogates.
@@ -37,7 +38,7 @@ def host_pair_statistics(pred: SideWords, ref: SideWords, kinds: Sequence[RougeK
     (:func:`.kinds.kind_statistics`), of the words of both sides of every pair (any int64 word ids).
 
     Example:
-        >>> from torch_bleu.metrics.rouge.bit_lcs import side_words
+        >>> from torch_bleu.metrics.rouge.host_union_lcs import side_words
         >>> from torch_bleu.metrics.rouge.kinds import LCS, NGrams, UnionLCS
         >>> words, lines, lengths = np.array([3, 1, 2, 1, 2, 3, 5]), np.zeros(7, dtype=np.int64), np.array([3, 4])
         >>> pred, ref = (side_words(words, lines, lengths, np.array([text])) for text in (0, 1))
@@ -49,7 +50,7 @@ def host_pair_statistics(pred: SideWords, ref: SideWords, kinds: Sequence[RougeK
 
 
 class _PairKeys:
-    """The words of pairs of rows numbered as keys (:class:`.bit_lcs.SideWords`: a key per distinct word of
+    """The words of pairs of rows numbered as keys (:class:`.host_union_lcs.SideWords`: a key per distinct word of
     a pair, numbered in the order of pairs, then of words), ``distinct`` keys, those of pair ``p`` from
     ``first[p]``; the host's :class:`.kinds.HitKernels`."""
 

@@ -14,7 +14,7 @@ A pair's statistics for a type are its hits, the prediction's count and the refe
   first, and the hits are ``sum over words w of min(union words w, prediction words w)``: the clipped
   unigram matches of the union words against the prediction. The counts are each side's words.
 
-The host (:mod:`.host_statistics`) and the accelerator (:mod:`.statistics`) find the hits each its own
+The host (:mod:`.host_statistics`) and the accelerator (:mod:`.device_statistics`) find the hits each its own
 way, as :class:`HitKernels`; :func:`kind_statistics` asks them for what the kinds need and adds the
 counts.
 """

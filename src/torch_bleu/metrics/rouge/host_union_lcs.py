@@ -1,6 +1,6 @@
 """rougeLsum's union LCS on the host: bit-vectors as Python integers, many sentence pairs in one.
 
-:mod:`.lcs` computes every cell of each table with whole-array operations, which suits an
+:mod:`.device_lcs` computes every cell of each table with whole-array operations, which suits an
 accelerator; on the CPU this module computes the same marks with a few integer operations per
 reference word. For a reference ``a`` and a prediction ``b`` (Hyyrö's bit-vector formulation of the
 LCS table), with ``M[w]`` the bits of the prediction words equal to ``w`` and ``V`` a bit-vector over
@@ -89,7 +89,7 @@ def side_words(ids: np.ndarray, lines: np.ndarray, lengths: np.ndarray, texts: n
 
 def union_lcs_on_host(pred: SideWords, ref: SideWords, pairs: np.ndarray) -> np.ndarray:
     """``(N,)`` bool over the reference words: those of rouge-score's union LCS of each reference sentence
-    against every prediction sentence (:func:`.lcs.union_lcs_marks`), for the pairs numbered in ``pairs``
+    against every prediction sentence (:func:`.device_lcs.union_lcs_marks`), for the pairs numbered in ``pairs``
     (the others' marks all False).
 
     Example:

@@ -1,8 +1,8 @@
 """Longest common subsequences of many pairs of rows at once, with rouge-score's choice among equal ones.
 
-This is the accelerator's way (the host's: rapidfuzz's LCS, and :mod:`.bit_lcs` for the union). Rows are padded
-``(P, L)`` word ids (``>= 0``), the pads of the references and of the predictions two different
-negative numbers (so that pads match nothing), worked on transposed, one column per pair. The
+This is the accelerator's way (the host's: rapidfuzz's LCS, and :mod:`.host_union_lcs` for the union).
+Rows are padded ``(P, L)`` word ids (``>= 0``), the pads of the references and of the predictions two
+different negative numbers (so that pads match nothing), worked on transposed, one column per pair. The
 dynamic programme runs one reference word at a time over every pair and every prediction word
 together: with ``t`` the LCS table (``t[i][j]``, the first ``i`` reference words against the first
 ``j`` prediction words),
