@@ -138,7 +138,12 @@ class ROUGEConfig(SubwordConfig):
 
     @property
     def types(self) -> tuple[RougeType, ...]:
-        """The ROUGE types, in order."""
+        """The ROUGE types, in order (one type's name alone is a type of one).
+
+        Example:
+            >>> ROUGEConfig(rouge_types="rougeLsum").types
+            ('rougeLsum',)
+        """
         assert isinstance(self.rouge_types, tuple)  # resolved by __post_init__
         return self.rouge_types
 

@@ -48,13 +48,12 @@ def device_pair_statistics(texts: TextRows, pred: Tensor, ref: Tensor, kinds: Se
     """``(P, T, 3)`` int64 hits, prediction count and reference count of each pair for each of ``kinds``,
     the pairs' prediction and reference the rows ``pred`` and ``ref`` ``(P,)`` of ``texts``.
 
-    Example:
-        >>> from torch_bleu.metrics.rouge.kinds import LCS, NGrams, UnionLCS
-        >>> words = torch.tensor([[3, 1, 2, 0], [1, 2, 3, 5]])
-        >>> texts = TextRows(words, torch.zeros_like(words), torch.tensor([3, 4]))
-        >>> kinds = (NGrams(1), NGrams(2), LCS(), UnionLCS())
-        >>> device_pair_statistics(texts, torch.tensor([0]), torch.tensor([1]), kinds).tolist()
-        [[[3, 3, 4], [1, 2, 3], [2, 3, 4], [2, 3, 4]]]
+    Example (two sentences each, "a b / c d" against "c d / a b": the union LCS finds both, the LCS one):
+        >>> from torch_bleu.metrics.rouge.kinds import LCS, UnionLCS
+        >>> words, lines = torch.tensor([[1, 2, 3, 4], [3, 4, 1, 2]]), torch.tensor([[0, 0, 1, 1], [0, 0, 1, 1]])
+        >>> texts = TextRows(words, lines, torch.tensor([4, 4]))
+        >>> device_pair_statistics(texts, torch.tensor([0]), torch.tensor([1]), (LCS(), UnionLCS())).tolist()
+        [[[2, 4, 4], [4, 4, 4]]]
     """
     pairs = _PaddedPairs(texts, pred, ref)
     statistics: Tensor = kind_statistics(kinds, pairs, pairs.pred_lengths, pairs.ref_lengths)
