@@ -9,8 +9,8 @@ There are three kinds, and every metric's counting is a short ``match`` over the
 
 A metric's options (:class:`InputRules`) decide between them: with a detokenizer, subword ids; else a
 metric reads plain ids always, never or unless the hypotheses are strings, as its options say
-(:data:`PlainIds`). The advice for input of the wrong kind is written
-here too (:func:`wrong_kind_hint`), so every metric words it alike.
+(:data:`~.advice.PlainIds`). The advice for input of the wrong kind is written in one place too
+(:func:`~.advice.wrong_kind_hint`), so every metric words it alike.
 
 Example:
     >>> import torch
@@ -24,22 +24,18 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..engine.rows import StackedRows, stack_rows
+from .advice import PlainIds
 from .batch import SEQUENCES, TokenBatch
 from .ids import token_batch
+from .strings import sentences, subword_batch
 
 if TYPE_CHECKING:
     from torch import Tensor
 
     from ..detokenize.detokenizer import Detokenizer
-
-
-#: When a metric reads rows of ids without a detokenizer, each id a token: ``"always"`` (its options say
-#: the input is ids: BLEU with ``tokenize=None``), ``"never"`` (it scores text, and ids only with a
-#: detokenizer: chrF, TER, BLEU with a tokenizer) or ``"unless strings"`` (it reads both: WER, CER, ROUGE).
-PlainIds = Literal["always", "never", "unless strings"]
 
 
 class InputRules(Protocol):
@@ -145,8 +141,6 @@ def read_input(preds: Any, target: Any, rules: InputRules, on_host: bool = False
     if rules.detokenizer is None:
         batch = token_batch(preds, target, rules.input_hint)
         return TokenIds(batch.on_host() if on_host else batch, rules)
-    from .strings import subword_batch  # subword ids import the text layers when first read
-
     return SubwordIds(subword_batch(preds, target, rules.input_hint), rules)
 
 
@@ -161,8 +155,6 @@ def checked_text(preds: object, target: object, rules: InputRules) -> Text | Non
     if not reads_text(preds, rules):
         return None
     rules.check_strings()
-    from .strings import sentences  # text imports its layers when first read: ids need none
-
     text = Text(*sentences(preds, target, rules.input_hint))
     rules.check_text(text)
     return text
@@ -199,25 +191,3 @@ def kept_rows(batch: TokenBatch, rules: InputRules) -> StackedRows[Any]:
         [[2, 2]]
     """
     return stack_rows(batch.preds, batch.target, rules.ignored_ids, batch.ref_present, batch.row_lengths, rules.eos_ids)
-
-
-def wrong_kind_hint(metric: str, plain_ids: PlainIds, unit: str, subwords: bool) -> str:
-    """What a metric named ``metric`` tells users who pass input of the wrong kind: text where ids go, or ids
-    where text goes (``unit``: what one plain id stands for; ``subwords``: whether a detokenizer is given).
-
-    Example:
-        >>> print(wrong_kind_hint("WER", "unless strings", "word", subwords=False))  # doctest: +ELLIPSIS
-        WER scores strings, or rows of ids (each id one word); for subword ids, pass detokenizer= ...
-        >>> print(wrong_kind_hint("chrF", "never", "word", subwords=True))
-        with a detokenizer, chrF's preds are subword ids; to score strings, leave detokenizer out
-    """
-    if subwords:
-        return f"with a detokenizer, {metric}'s preds are subword ids; to score strings, leave detokenizer out"
-    scores = f"{metric} scores strings" + (
-        f", or rows of ids (each id one {unit})" if plain_ids == "unless strings" else ""
-    )
-    return f"{scores}; for subword ids, pass {DETOKENIZER_ADVICE}"
-
-
-#: How to score subword ids, wherever a metric says so.
-DETOKENIZER_ADVICE = "detokenizer= (a torch_bleu.Detokenizer of their tokenizer)"

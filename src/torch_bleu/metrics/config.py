@@ -19,11 +19,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar, TypedDict, TypeVar
 
+from ..inputs.advice import PlainIds, wrong_kind_hint
 from ..options import TokenIdsOption, check_token_ids
 
 if TYPE_CHECKING:
     from ..detokenize.detokenizer import Detokenizer
-    from ..inputs.kinds import PlainIds, Text
+    from ..inputs.kinds import Text
 
 Config = TypeVar("Config", bound="MetricConfig")
 
@@ -211,7 +212,7 @@ class SubwordConfig(MetricConfig):
     A metric that scores text only takes ids with a detokenizer; one that also counts plain token ids
     (BLEU, WER, ROUGE) sets :attr:`scores_plain_ids`. What the options say of the kind of input
     (:attr:`plain_ids`, :attr:`input_hint`, :meth:`check_strings`, :meth:`check_text`) is what the input
-    dispatch (:mod:`torch_bleu.inputs.kinds`) reads.
+    dispatch (:mod:`torch_bleu.inputs.kinds`) reads; the advice is worded by :mod:`torch_bleu.inputs.advice`.
 
     Example:
         >>> SubwordConfig(eos_id=2)
@@ -264,8 +265,6 @@ class SubwordConfig(MetricConfig):
             >>> print(CHRFConfig().input_hint)
             chrF scores strings; for subword ids, pass detokenizer= (a torch_bleu.Detokenizer of their tokenizer)
         """
-        from ..inputs.kinds import wrong_kind_hint  # imports PyTorch, which a config of text needs not
-
         return wrong_kind_hint(self.metric_name, self.plain_ids, self.unit, self.detokenizer is not None)
 
     def check_strings(self) -> None:

@@ -10,14 +10,12 @@ import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Literal, get_args
+from typing import ClassVar, Literal, get_args
 
+from ...inputs.advice import PlainIds, wrong_kind_hint
 from ...options import check_choice, check_flag, check_whole
 from ...text.tokenizers import TOKENIZERS, TOKENIZERS_ON_CODE_POINTS, Tokenizer
 from ..config import SubwordConfig, SubwordOptions
-
-if TYPE_CHECKING:
-    from ...inputs.kinds import PlainIds
 
 SacrebleuSmoothing = Literal["none", "floor", "add-k", "exp"]
 NltkSmoothing = Literal["method0", "method1", "method2", "method3", "method4", "method5", "method6", "method7"]
@@ -241,8 +239,6 @@ class BLEUConfig(SubwordConfig):
     def input_hint(self) -> str:
         """What to do with input of the wrong kind: text where ids go, or ids where text goes."""
         if self.detokenizer is not None:
-            from ...inputs.kinds import wrong_kind_hint  # imports PyTorch, which a config of text needs not
-
             return wrong_kind_hint(self.metric_name, self.plain_ids, self.unit, subwords=True) + " and pass tokenize="
         if self.tokenize is None:
             return TEXT_HINT
