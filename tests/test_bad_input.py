@@ -138,7 +138,7 @@ LAYOUT_MISTAKES = {
         GOOD_TARGET.numpy(),
         {},
         TypeError,
-        r"NumPy array of float32; if these are logits .* preds\.argmax\(dim=-1\)",
+        r"NumPy array of float32; if these are logits .* preds\.argmax\(axis=-1\)",
     ),
 }
 

@@ -33,17 +33,24 @@ def check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
         raise ValueError(f"unknown {name} {value!r}; expected one of {', '.join(map(repr, choices))}")
 
 
-def check_flag(name: str, value: object) -> None:
-    """Refuse anything but ``True`` and ``False``.
+def check_flag(name: str, value: object) -> bool:
+    """``value`` as a ``bool``, refusing anything but ``True`` and ``False`` (NumPy's bools are bools too).
 
     Example:
+        >>> import numpy as np
+        >>> check_flag("lowercase", np.bool_(True))
+        True
         >>> check_flag("lowercase", 1)
         Traceback (most recent call last):
         ...
         TypeError: lowercase must be a bool, got int
     """
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+    if isinstance(value, bool):
+        return value
+    numpy = sys.modules.get("numpy")  # a NumPy bool exists only once NumPy is imported
+    if numpy is not None and isinstance(value, numpy.bool_):
+        return bool(value)
+    raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
 
 
 def check_whole(name: str, value: object, minimum: int) -> int:

@@ -61,17 +61,23 @@ def _as_tensor(value: Any, name: str) -> Any:
     if value.dtype.kind not in "iu":
         raise TypeError(
             f"{name} must hold integer token ids, got a NumPy array of {value.dtype}"
-            + _float_hint(name, value.ndim, value.dtype.kind == "f", ".astype(np.int64)")
+            + _float_hint(name, value.ndim, value.dtype.kind == "f", ".astype(np.int64)", "axis")
         )
     return torch.from_numpy(value)
 
 
-def _float_hint(name: str, dims: int, floating: bool, to_ids: str) -> str:
-    """What to pass instead of floats: the ids of logits (``(B, L, V)`` preds), or the ids floats hold."""
+def _float_hint(name: str, dims: int, floating: bool, to_ids: str, axis: str) -> str:
+    """What to pass instead of floats: the ids of logits (``(B, L, V)`` preds), or the ids floats hold;
+    ``to_ids`` and ``axis`` (``dim`` of a tensor's ``argmax``, ``axis`` of a NumPy array's) in the array's spelling.
+
+    Example:
+        >>> _float_hint("preds", 3, True, ".astype(np.int64)", "axis")
+        '; if these are logits or probabilities over the vocabulary, pass their ids: preds.argmax(axis=-1)'
+    """
     if not floating:
         return ""
     if name == "preds" and dims == 3:
-        return f"; if these are logits or probabilities over the vocabulary, pass their ids: {name}.argmax(dim=-1)"
+        return f"; if these are logits or probabilities over the vocabulary, pass their ids: {name}.argmax({axis}=-1)"
     return f"; if these are token ids stored as floats, pass {name}{to_ids}"
 
 
@@ -79,7 +85,7 @@ def _check_id_tensor(value: object, name: str, role: str) -> Tensor:
     if not isinstance(value, Tensor):
         raise TypeError(f"{name} must be a tensor of integer token ids, got {type(value).__name__}")
     if not is_integer(value):
-        hint = _float_hint(name, value.dim(), value.is_floating_point(), ".long()")
+        hint = _float_hint(name, value.dim(), value.is_floating_point(), ".long()", "dim")
         raise TypeError(f"{name} must hold integer token ids, got dtype {value.dtype}{hint}")
     dims, description = LAYOUTS[role]
     if value.dim() not in dims:

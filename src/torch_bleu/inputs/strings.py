@@ -57,7 +57,7 @@ def reference_strings(target: object, batch: int) -> list[list[str]]:
         references = list(map(list, target))  # lists of reference strings, checked in C too
     else:
         references = [
-            [entry] if isinstance(entry, str) else _strings(entry, f"target[{index}]")
+            [entry] if isinstance(entry, str) else _strings(_present(entry, f"target[{index}]"), f"target[{index}]")
             for index, entry in enumerate(target)
         ]
     if len(references) != batch:
@@ -86,9 +86,26 @@ def _strings(values: object, name: str) -> list[str]:
     if _all_strings(values):
         return cast("list[str]", list(values))
     for index, value in enumerate(values):
+        if name.startswith("target"):
+            _present(value, f"{name}[{index}]")
         if not isinstance(value, str):
             raise _wrong(f"{name}[{index}] must be a string, got {type(value).__name__}", value)
     return list(values)
+
+
+def _present(reference: object, name: str) -> object:
+    """``reference``, refusing ``None``: an absent reference is no reference (an empty one is ``''``).
+
+    Example:
+        >>> _present(None, "target[1]")
+        Traceback (most recent call last):
+        ...
+        TypeError: target[1] is None: every hypothesis needs a reference; an empty one is ''
+    """
+    if reference is None:
+        needs = "each reference is a string" if name.count("[") > 1 else "every hypothesis needs a reference"
+        raise TypeError(f"{name} is None: {needs}; an empty one is ''")
+    return reference
 
 
 def _wrong(message: str, value: object) -> TypeError:

@@ -64,8 +64,8 @@ def pairwise_rouge(
             default) scores the candidates against each other, as MBR decoding does.
         rouge_type: one of ``rouge1`` .. ``rouge9``, ``rougeL`` and ``rougeLsum`` (summaries split into
             sentences at newlines; rows of plain ids at ``sentence_sep_id``).
-        **options: any option of :class:`~torch_bleu.ROUGEConfig` but ``rouge_types``: ``use_stemmer``,
-            ``tokenize``, ``sentence_sep_id``, ``ignore_ids``, ``eos_id``, ``detokenizer``.
+        **options: any option of :class:`~torch_bleu.ROUGEConfig` but ``rouge_types`` and ``accumulate``:
+            ``use_stemmer``, ``tokenize``, ``sentence_sep_id``, ``ignore_ids``, ``eos_id``, ``detokenizer``.
 
     Returns:
         ``N`` and ``M`` are the most candidates and references of a source; entries past a source's own
@@ -73,7 +73,8 @@ def pairwise_rouge(
 
     Raises:
         InputError: (a ``ValueError``) input that is neither lists of strings nor an integer tensor of the
-            right shape. ValueError: ``rouge_types=`` (one ``rouge_type`` here) or a wrong option.
+            right shape. ValueError: ``rouge_types=`` (one ``rouge_type`` here), ``accumulate=`` (each pair
+            is scored alone) or a wrong option.
 
     Example:
         >>> scores = pairwise_rouge([["the cat sat on the mat", "a cat sat", "dogs bark"]])
@@ -111,6 +112,12 @@ def pairwise_config(rouge_type: RougeType, options: ROUGEOptions) -> ROUGEConfig
             f"pairwise ROUGE scores one type: pass rouge_type='rougeL' (or another), not rouge_types="
             f"{options['rouge_types']!r}"
         )
+    if "accumulate" in options:
+        raise ValueError(
+            f"pairwise ROUGE scores each candidate against each reference alone: accumulate="
+            f"{options['accumulate']!r} (how several references of one prediction make one score) has no "
+            "meaning here; take the max or mean over the reference axis of the result instead"
+        )
     if not isinstance(rouge_type, str):
         raise ValueError(f"rouge_type must be one ROUGE type's name, such as 'rougeL', got {rouge_type!r}")
     return ROUGEConfig.from_options({**options, "rouge_types": (rouge_type,)})
@@ -145,11 +152,7 @@ def _id_words(
     rows: Tensor, keep: Tensor, counts: Tensor, reference_counts: Tensor | None, config: ROUGEConfig
 ) -> WordRows:
     """Plain ids as words (numbered densely), ``sentence_sep_id`` separating sentences."""
-    if config.use_stemmer:
-        raise ValueError(
-            "use_stemmer=True stems words of text; rows of plain ids are words already (pass strings, or subword "
-            "ids with detokenizer=)"
-        )
+    config.check_plain_ids()
     separator = config.sentence_sep_id
     is_separator = rows == separator if separator is not None else torch.zeros_like(keep)
     keep = keep & ~is_separator

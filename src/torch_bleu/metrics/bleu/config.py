@@ -157,6 +157,8 @@ class BLEUConfig(SubwordConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        for flag in ("lowercase", "effective_order"):  # NumPy's bools become bools
+            object.__setattr__(self, flag, check_flag(flag, getattr(self, flag)))
         order = _resolve_max_order(self.max_order, self.weights)
         tokenize = self.tokenize
         if self.detokenizer is None:
@@ -166,7 +168,6 @@ class BLEUConfig(SubwordConfig):
         check_choice("convention", self.convention, CONVENTIONS)
         check_choice("ref_length", self.ref_length, REF_LENGTH_RULES)
         _check_smoothing(self.smoothing, self.convention)
-        check_flag("effective_order", self.effective_order)
         if self.effective_order and self.convention == "nltk":
             raise ValueError(
                 "effective_order is sacrebleu's option; convention='nltk' has none (its denominators are never 0)"
@@ -335,7 +336,6 @@ def _check_text_options(
 ) -> None:
     if tokenize is not None and tokenize not in TOKENIZERS:
         raise ValueError(f"tokenize must be None (token ids) or one of sacrebleu's {TOKENIZERS}, got {tokenize!r}")
-    check_flag("lowercase", lowercase)
     if lowercase and tokenize is None:
         raise ValueError("lowercase applies to text: pass tokenize='13a' (or another tokenizer) with it")
     if tokenize is not None and ignore_ids:

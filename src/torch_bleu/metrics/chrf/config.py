@@ -87,7 +87,7 @@ class CHRFConfig(SubwordConfig):
         if isinstance(self.beta, bool) or not isinstance(self.beta, numbers.Real) or not self.beta >= 0:
             raise ValueError(f"beta must be a number >= 0, got {self.beta!r}")
         for name in ("whitespace", "eps_smoothing", "lowercase"):
-            check_flag(name, getattr(self, name))
+            object.__setattr__(self, name, check_flag(name, getattr(self, name)))
         super().__post_init__()
         if self.detokenizer is not None:
             if self.lowercase:

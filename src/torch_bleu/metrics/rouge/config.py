@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -106,7 +106,7 @@ class ROUGEConfig(SubwordConfig):
     scores_plain_ids = True
 
     def __post_init__(self) -> None:
-        types = (self.rouge_types,) if isinstance(self.rouge_types, str) else tuple(self.rouge_types)
+        types = _types(self.rouge_types)
         for rouge_type in types:
             if rouge_type not in ROUGE_TYPES:
                 hint = " (n-gram orders run from 1 to 9)" if re.fullmatch(r"rouge\d+", str(rouge_type)) else ""
@@ -118,11 +118,14 @@ class ROUGEConfig(SubwordConfig):
             raise ValueError("rouge_types is empty: name at least one ROUGE type, such as 'rouge1'")
         if len(set(types)) != len(types):
             raise ValueError(f"rouge_types names a type twice: {types}")
-        check_flag("use_stemmer", self.use_stemmer)
+        object.__setattr__(self, "use_stemmer", check_flag("use_stemmer", self.use_stemmer))
         check_choice("tokenize", self.tokenize, TOKENIZERS)
         check_choice("accumulate", self.accumulate, ACCUMULATE)
         if self.sentence_sep_id is not None:
-            object.__setattr__(self, "sentence_sep_id", check_whole("sentence_sep_id", self.sentence_sep_id, 0))
+            separator = check_whole("sentence_sep_id", self.sentence_sep_id, 0)
+            if separator >= 2**63:
+                raise ValueError(f"sentence_sep_id must be a token id that fits in int64, got {separator}")
+            object.__setattr__(self, "sentence_sep_id", separator)
         super().__post_init__()
         if self.use_stemmer and self.tokenize != "default":
             raise ValueError(
@@ -135,6 +138,27 @@ class ROUGEConfig(SubwordConfig):
                 "sentence_sep_id is for rows of plain ids; decoded text is split into sentences at its newlines"
             )
         object.__setattr__(self, "rouge_types", types)
+
+    def check_plain_ids(self) -> None:
+        """Refuse the options of text for rows of plain ids (each id a word already): ``use_stemmer`` and a
+        ``tokenize`` other than the default. Whether a batch is plain ids is known per batch only.
+
+        Example:
+            >>> ROUGEConfig(tokenize="char").check_plain_ids()  # doctest: +ELLIPSIS
+            Traceback (most recent call last):
+            ...
+            ValueError: tokenize='char' splits strings into words; rows of plain ids are words already (pass ...
+        """
+        if self.use_stemmer:
+            raise ValueError(
+                "use_stemmer=True stems words of text; rows of plain ids are words already (pass strings, or "
+                "subword ids with detokenizer=)"
+            )
+        if self.tokenize != "default":
+            raise ValueError(
+                f"tokenize={self.tokenize!r} splits strings into words; rows of plain ids are words already "
+                "(pass strings to tokenize them, or leave tokenize='default' for ids)"
+            )
 
     @property
     def types(self) -> tuple[RougeType, ...]:
@@ -165,6 +189,31 @@ class ROUGEConfig(SubwordConfig):
             ['rouge1_precision', 'rouge1_recall', 'rouge1_fmeasure']
         """
         return [f"{rouge_type}_{measure}" for rouge_type in self.types for measure in MEASURES]
+
+
+def _types(rouge_types: object) -> tuple[object, ...]:
+    """``rouge_types`` as a tuple, one name alone a tuple of one; what has no order (a set, a dict) or is no
+    sequence of names refused.
+
+    Example:
+        >>> _types({"rouge1", "rouge2"})
+        Traceback (most recent call last):
+        ...
+        TypeError: rouge_types must be a list or tuple, not a set: the result keys follow its order, which a set lacks
+    """
+    if isinstance(rouge_types, str):
+        return (rouge_types,)
+    if isinstance(rouge_types, (Set, Mapping)):
+        kind = "set" if isinstance(rouge_types, Set) else "dict"
+        raise TypeError(
+            f"rouge_types must be a list or tuple, not a {kind}: the result keys follow its order, which a {kind} lacks"
+        )
+    if not isinstance(rouge_types, Iterable):
+        raise TypeError(
+            "rouge_types must be a list or tuple of ROUGE types, such as ('rouge1', 'rouge2', 'rougeL'), or one "
+            f"type's name, got {type(rouge_types).__name__}"
+        )
+    return tuple(rouge_types)
 
 
 #: What each ROUGE type gives, in order.

@@ -58,11 +58,7 @@ def sentence_statistics(preds: Any, target: Any, config: ROUGEConfig) -> tuple[T
             word_lines = found_lines.reshape(batch, sources, -1)
             lengths = found.lengths.reshape(batch, sources)
         case TokenIds() as ids:
-            if config.use_stemmer:
-                raise ValueError(
-                    "use_stemmer=True stems words of text; rows of plain ids are words already (pass strings, or "
-                    "subword ids with detokenizer=)"
-                )
+            config.check_plain_ids()
             tokens = ids.rows.tokens
             keep = ids.rows.keep if ids.rows.keep is not None else torch.ones_like(tokens, dtype=torch.bool)
             separator = config.sentence_sep_id

@@ -73,7 +73,7 @@ class TERConfig(SubwordConfig):
 
     def __post_init__(self) -> None:
         for name in ("normalized", "no_punct", "asian_support", "case_sensitive"):
-            check_flag(name, getattr(self, name))
+            object.__setattr__(self, name, check_flag(name, getattr(self, name)))
         super().__post_init__()
 
     @property
