@@ -53,7 +53,7 @@ def sentence_rouge(preds: Any, target: Any, **options: Unpack[ROUGEOptions]) -> 
     """
     config = ROUGEConfig.from_options(options)
     _, scores = sentence_statistics(preds, target, config)
-    return dict(zip(config.result_keys(), scores.reshape(scores.shape[0], 3 * len(config.types)).unbind(-1)))
+    return config.results(scores.reshape(scores.shape[0], 3 * len(config.types)).unbind(-1))
 
 
 @takes_preds_and_target
@@ -71,4 +71,4 @@ def corpus_rouge(preds: Any, target: Any, **options: Unpack[ROUGEOptions]) -> di
     _, scores = sentence_statistics(preds, target, config)
     count = torch.tensor(scores.shape[0], device=scores.device)
     means = mean_of_fixed_point(fixed_point(scores).sum(0), count)
-    return dict(zip(config.result_keys(), means.reshape(-1).unbind(0)))
+    return config.results(means.reshape(-1).unbind(0))
