@@ -34,6 +34,7 @@ from torch import Tensor
 from torchmetrics import Metric
 
 from .. import significance
+from ..argument_names import takes_preds_and_target
 from ..arrays import Array, as_tensor, is_integer
 from ..inputs.kinds import checked_text
 from ..threads import cpu_share, within_cpu_share
@@ -200,6 +201,7 @@ class CountingMetric(Metric):
 
     # --- the life cycle ----------------------------------------------------------------------------------
 
+    @takes_preds_and_target
     @within_cpu_share
     def update(self, preds: Any, target: Any, weight: Tensor | None = None, indices: Tensor | None = None) -> None:
         """Add the statistics of a batch; it is checked first, so a rejected batch leaves the states as they were.
@@ -230,6 +232,25 @@ class CountingMetric(Metric):
         queued.add(hypotheses, references, weight, rows)
         if len(queued) >= MOST_QUEUED:
             self.count_queued_text()
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """torchmetrics' ``forward``: ``update`` with the batch, and the batch's own score. Other libraries'
+        names for ``preds`` and ``target`` (``predictions=``, ``references=``) are refused before
+        torchmetrics sets the states aside, so the states are left as they were.
+
+        Example:
+            >>> from torch_bleu import CHRFScore
+            >>> metric = CHRFScore()
+            >>> try:
+            ...     metric(predictions=["the cat"], references=["the cat"])
+            ... except TypeError as error:
+            ...     print(error)  # doctest: +NORMALIZE_WHITESPACE
+            CHRFScore.forward takes preds and target: pass preds=predictions, target=references
+            (Hugging Face evaluate's names)
+        """
+        return super().forward(*args, **kwargs)
+
+    forward = takes_preds_and_target(forward, like=update)
 
     def _checked_rows(self, batch: int, weight: Tensor | None, indices: Tensor | None) -> Tensor | None:
         """Check a batch's ``weight`` and ``indices`` (:func:`check_weight`, :func:`.sentences.check_indices`);

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import torch  # noqa: F401  (the doctests use it)
 from torch import Tensor
 
+from ...argument_names import takes_preds_and_target
 from ...inputs.batch import TokenBatch
 from ...inputs.ids import Hypotheses, References, checked_ref_present
 from ...threads import within_cpu_share
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 
+@takes_preds_and_target
 @within_cpu_share
 def bleu_statistics(
     preds: Hypotheses,
@@ -70,6 +72,7 @@ def bleu_statistics(
     return count_statistics(batch._replace(ref_present=checked_ref_present(ref_present, batch)), config, algorithm)
 
 
+@takes_preds_and_target
 @within_cpu_share
 def corpus_bleu(preds: Hypotheses, target: References, **options: Unpack[BLEUOptions]) -> Tensor:
     """Corpus BLEU of a batch: statistics are summed over sentences, then scored once.
@@ -112,6 +115,7 @@ def corpus_bleu(preds: Hypotheses, target: References, **options: Unpack[BLEUOpt
     return score
 
 
+@takes_preds_and_target
 @within_cpu_share
 def sentence_bleu(preds: Hypotheses, target: References, **options: Unpack[BLEUOptions]) -> Tensor:
     """BLEU of every sentence of a batch on its own, computed in one batched pass.

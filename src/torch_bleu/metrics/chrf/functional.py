@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from torch import Tensor
 
+from ...argument_names import takes_preds_and_target
 from ...threads import within_cpu_share
 from .config import CHRFConfig, CHRFOptions
 from .counting import sentence_statistics
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 
+@takes_preds_and_target
 @within_cpu_share
 def corpus_chrf(preds: Any, target: Any, **options: Unpack[CHRFOptions]) -> Tensor:
     """Corpus chrF (chrF++ with ``word_order=2``): statistics summed over sentences, then scored once.
@@ -36,6 +38,7 @@ def corpus_chrf(preds: Any, target: Any, **options: Unpack[CHRFOptions]) -> Tens
     return score
 
 
+@takes_preds_and_target
 @within_cpu_share
 def sentence_chrf(preds: Any, target: Any, **options: Unpack[CHRFOptions]) -> Tensor:
     """chrF of every sentence of a batch on its own, ``(B,)`` float64 (e.g. RL rewards).

@@ -17,14 +17,43 @@ chunks, so memory stays within a few megabytes whatever the number of sentences.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-#: (precision, recall, fmeasure): one score.
-Score = tuple[float, float, float]
-#: For every ROUGE type, ``(low, mid, high)``: rouge-score's ``AggregateScore`` as plain tuples.
-RougeIntervals = dict[str, tuple[Score, Score, Score]]
+
+class Score(NamedTuple):
+    """One score, with the fields of rouge-score's ``scoring.Score`` (a tuple: it unpacks and indexes as one).
+
+    Example:
+        >>> score = Score(precision=1.0, recall=0.5, fmeasure=2 / 3)
+        >>> score.recall, score[1], tuple(score) == (1.0, 0.5, 2 / 3)
+        (0.5, 0.5, True)
+    """
+
+    precision: float
+    recall: float
+    fmeasure: float
+
+
+class AggregateScore(NamedTuple):
+    """An interval of one ROUGE type, with the fields of rouge-score's ``scoring.AggregateScore``: each bound
+    a :class:`Score` (a tuple: ``low, mid, high = interval`` unpacks it).
+
+    Example:
+        >>> interval = AggregateScore(Score(0.5, 0.25, 1 / 3), Score(0.75, 0.5, 0.6), Score(1.0, 0.75, 0.8))
+        >>> interval.mid.fmeasure, interval[2][0]
+        (0.6, 1.0)
+    """
+
+    low: Score
+    mid: Score
+    high: Score
+
+
+#: For every ROUGE type, its interval, as rouge-score's ``BootstrapAggregator.aggregate()`` gives it.
+RougeIntervals = dict[str, AggregateScore]
 #: The most indices one chunk of resamples draws (8 MiB of them, and as much again for their scores).
 _CHUNK_INDICES = 1 << 20
 #: The largest seed a legacy ``RandomState`` takes.
@@ -47,7 +76,9 @@ def rouge_bootstrap(
             intervals (``mid`` too) change from run to run, as rouge-score's do when NumPy is not seeded.
 
     Returns:
-        For every type, ``(low, mid, high)``, each ``(precision, recall, fmeasure)`` as floats.
+        For every type, an :class:`AggregateScore` ``(low, mid, high)``, each a :class:`Score`
+        ``(precision, recall, fmeasure)`` of floats: rouge-score's field names, so that
+        ``intervals["rougeL"].mid.fmeasure`` reads as it does there.
 
     Raises:
         ValueError, TypeError: naming the argument that is not as described.
@@ -60,6 +91,8 @@ def rouge_bootstrap(
         [0.5, 0.3333, 0.3889]
         >>> low[0] <= mid[0] <= high[0]
         True
+        >>> round(rouge_bootstrap(scores, seed=0)["rouge1"].mid.fmeasure, 4)
+        0.3889
     """
     matrices = _score_matrices(scores)
     _check_options(resamples, confidence, seed)
@@ -70,7 +103,7 @@ def rouge_bootstrap(
     for rouge_type, matrix in matrices.items():
         bounds = np.percentile(_resampled_means(matrix, resamples, random_state), quantiles, axis=0)
         low, mid, high = (_score(row) for row in bounds)
-        intervals[rouge_type] = (low, mid, high)
+        intervals[rouge_type] = AggregateScore(low, mid, high)
     return intervals
 
 
@@ -98,7 +131,7 @@ def _resampled_means(matrix: np.ndarray, resamples: int, random_state: np.random
 
 def _score(row: np.ndarray) -> Score:
     precision, recall, fmeasure = map(float, row)
-    return precision, recall, fmeasure
+    return Score(precision, recall, fmeasure)
 
 
 def _score_matrices(scores: Mapping[str, ArrayLike]) -> dict[str, np.ndarray]:

@@ -5,11 +5,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 from ...options import check_choice, check_flag, check_whole
 from ..config import SubwordConfig, SubwordOptions
 from .kinds import RougeKind, kind_of
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from torch import Tensor
 
 #: The ROUGE types rouge-score computes: n-gram overlap of order 1 to 9, and two LCS-based ones.
 RougeType = Literal[
@@ -190,6 +195,10 @@ class ROUGEConfig(SubwordConfig):
         """
         return [f"{rouge_type}_{measure}" for rouge_type in self.types for measure in MEASURES]
 
+    def results(self, values: Iterable[Tensor]) -> ROUGEResults:
+        """A result: the values in the order of :meth:`result_keys`, keyed by them (:class:`ROUGEResults`)."""
+        return ROUGEResults(zip(self.result_keys(), values))
+
 
 def _types(rouge_types: object) -> tuple[object, ...]:
     """``rouge_types`` as a tuple, one name alone a tuple of one; what has no order (a set, a dict) or is no
@@ -218,3 +227,39 @@ def _types(rouge_types: object) -> tuple[object, ...]:
 
 #: What each ROUGE type gives, in order.
 MEASURES = ("precision", "recall", "fmeasure")
+
+
+class ROUGEResults(dict[str, "Tensor"]):
+    """A result of ROUGE, keyed ``f"{rouge_type}_{precision|recall|fmeasure}"``: a plain ``dict`` (equal to
+    one, JSON and ``MetricCollection`` read it as one) whose missing keys are reported with the keys to use.
+
+    Hugging Face ``evaluate`` gives each type's F-measure under the type's own name (``result["rougeL"]``),
+    and rouge-score a ``Score`` per type; here a type's name is the start of its three keys.
+
+    Example:
+        >>> result = ROUGEResults(rougeL_precision=1.0, rougeL_recall=0.5, rougeL_fmeasure=2 / 3)
+        >>> result == {"rougeL_precision": 1.0, "rougeL_recall": 0.5, "rougeL_fmeasure": 2 / 3}
+        True
+        >>> try:
+        ...     result["rougeL"]
+        ... except KeyError as error:
+        ...     print(error)  # doctest: +NORMALIZE_WHITESPACE
+        rougeL is not a key: the keys of rougeL are rougeL_precision, rougeL_recall, rougeL_fmeasure
+        (Hugging Face evaluate's rougeL is rougeL_fmeasure)
+    """
+
+    def __missing__(self, key: str) -> Tensor:
+        own = [f"{key}_{measure}" for measure in MEASURES]
+        if all(name in self for name in own):
+            raise ResultKeyError(
+                f"{key} is not a key: the keys of {key} are {', '.join(own)} "
+                f"(Hugging Face evaluate's {key} is {key}_fmeasure)"
+            )
+        raise ResultKeyError(f"{key!r} is not a key: the keys are {', '.join(self)}")
+
+
+class ResultKeyError(KeyError):
+    """A ``KeyError`` whose message is shown as it is written (``KeyError`` shows the repr of its argument)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])

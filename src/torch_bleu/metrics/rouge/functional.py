@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 from torch import Tensor
 
+from ...argument_names import takes_preds_and_target
 from ...threads import within_cpu_share
 from .config import ROUGEConfig, ROUGEOptions
 from .counting import sentence_statistics
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 
+@takes_preds_and_target
 @within_cpu_share
 def rouge_statistics(preds: Any, target: Any, **options: Unpack[ROUGEOptions]) -> Tensor:
     """``(B, T, 3)`` int64 statistics of every prediction for each of the ``T`` ROUGE types: hits, the
@@ -38,6 +40,7 @@ def rouge_statistics(preds: Any, target: Any, **options: Unpack[ROUGEOptions]) -
     return statistics
 
 
+@takes_preds_and_target
 @within_cpu_share
 def sentence_rouge(preds: Any, target: Any, **options: Unpack[ROUGEOptions]) -> dict[str, Tensor]:
     """ROUGE of every prediction on its own: ``(B,)`` float64 per key, as rouge-score's
@@ -50,9 +53,10 @@ def sentence_rouge(preds: Any, target: Any, **options: Unpack[ROUGEOptions]) -> 
     """
     config = ROUGEConfig.from_options(options)
     _, scores = sentence_statistics(preds, target, config)
-    return dict(zip(config.result_keys(), scores.reshape(scores.shape[0], 3 * len(config.types)).unbind(-1)))
+    return config.results(scores.reshape(scores.shape[0], 3 * len(config.types)).unbind(-1))
 
 
+@takes_preds_and_target
 @within_cpu_share
 def corpus_rouge(preds: Any, target: Any, **options: Unpack[ROUGEOptions]) -> dict[str, Tensor]:
     """ROUGE of a corpus: the mean of every sentence's scores (0-d float64 per key; 0 with no sentence),
@@ -67,4 +71,4 @@ def corpus_rouge(preds: Any, target: Any, **options: Unpack[ROUGEOptions]) -> di
     _, scores = sentence_statistics(preds, target, config)
     count = torch.tensor(scores.shape[0], device=scores.device)
     means = mean_of_fixed_point(fixed_point(scores).sum(0), count)
-    return dict(zip(config.result_keys(), means.reshape(-1).unbind(0)))
+    return config.results(means.reshape(-1).unbind(0))

@@ -11,7 +11,9 @@ from torch import Tensor
 
 from ...threads import within_cpu_share
 from ..base import CountingMetric, CountingMetricArguments
+from .bootstrap import AggregateScore as AggregateScore
 from .bootstrap import RougeIntervals, rouge_bootstrap
+from .bootstrap import Score as Score
 from .config import ROUGEConfig, ROUGEOptions
 from .counting import sentence_statistics
 from .score import LIMB_BITS, LIMBS, SCALE_BITS, fixed_point, mean_of_fixed_point, rouge_scores
@@ -55,6 +57,8 @@ class ROUGEScore(CountingMetric):
         >>> scores = metric.compute()   # the second prediction takes its best reference, "a dog"
         >>> round(scores["rouge1_precision"].item(), 4), round(scores["rouge1_recall"].item(), 4)
         (0.75, 0.9167)
+        >>> round(scores["rouge1_fmeasure"].item(), 4)  # Hugging Face evaluate's scores["rouge1"]
+        0.8167
         >>> sorted(scores)  # doctest: +NORMALIZE_WHITESPACE
         ['rouge1_fmeasure', 'rouge1_precision', 'rouge1_recall', 'rougeL_fmeasure', 'rougeL_precision',
          'rougeL_recall']
@@ -83,14 +87,16 @@ class ROUGEScore(CountingMetric):
     def compute(self) -> dict[str, Tensor]:  # type: ignore[override]
         """The mean scores of everything added so far (of every rank): a dict of 0-d float64 tensors."""
         means = mean_of_fixed_point(self.score_sums, self.sentences)
-        return dict(zip(self.config.result_keys(), means.reshape(-1).unbind(0)))
+        return self.config.results(means.reshape(-1).unbind(0))
 
     @within_cpu_share
     def confidence_interval(
         self, resamples: int = 1000, seed: int | None = 12345, *, confidence: float = 0.95
     ) -> RougeIntervals:
-        """rouge-score's bootstrap intervals of the kept sentences (of every rank): for every ROUGE type,
-        ``(low, mid, high)``, each ``(precision, recall, fmeasure)``.
+        """rouge-score's bootstrap intervals of the kept sentences (of every rank): for every ROUGE type, an
+        :class:`~torch_bleu.metrics.rouge.bootstrap.AggregateScore` ``(low, mid, high)``, each a
+        :class:`~torch_bleu.metrics.rouge.bootstrap.Score` ``(precision, recall, fmeasure)``, with
+        rouge-score's field names (``intervals["rougeL"].mid.fmeasure``).
 
         Needs ``keep_sentences=True``. The result equals rouge-score's
         ``BootstrapAggregator(confidence, resamples).aggregate()`` after ``np.random.seed(seed)``, with
@@ -107,6 +113,8 @@ class ROUGEScore(CountingMetric):
             >>> low, mid, high = metric.confidence_interval(resamples=100, seed=0)["rouge1"]
             >>> [round(value, 4) for value in mid]
             [0.8333, 0.5833, 0.6746]
+            >>> round(metric.confidence_interval(resamples=100, seed=0)["rouge1"].mid.fmeasure, 4)
+            0.6746
         """
         statistics = self.kept_corpus().statistics.cpu()
         types = len(self.config.types)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from torch import Tensor
 
+from ...argument_names import takes_preds_and_target
 from ...threads import within_cpu_share
 from .config import TERConfig, TEROptions
 from .counting import sentence_statistics
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 
+@takes_preds_and_target
 @within_cpu_share
 def corpus_ter(preds: Any, target: Any, **options: Unpack[TEROptions]) -> Tensor:
     """Corpus TER: every sentence's fewest edits, summed, per summed mean reference length.
@@ -36,6 +38,7 @@ def corpus_ter(preds: Any, target: Any, **options: Unpack[TEROptions]) -> Tensor
     return score
 
 
+@takes_preds_and_target
 @within_cpu_share
 def sentence_ter(preds: Any, target: Any, **options: Unpack[TEROptions]) -> Tensor:
     """TER of every sentence of a batch on its own, ``(B,)`` float64 (lower is better; e.g. ``-TER`` as an

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from torch import Tensor
 
+from ...argument_names import takes_preds_and_target
 from ...threads import within_cpu_share
 from .config import CERConfig, WERConfig, WEROptions
 from .counting import sentence_statistics
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 
+@takes_preds_and_target
 @within_cpu_share
 def word_error_counts(preds: Any, target: Any, **options: Unpack[WEROptions]) -> Tensor:
     """``(B, 4)`` int64 hits, substitutions, deletions and insertions of the words of every hypothesis
@@ -36,6 +38,7 @@ def word_error_counts(preds: Any, target: Any, **options: Unpack[WEROptions]) ->
     return sentence_statistics(preds, target, WERConfig.from_options(options))
 
 
+@takes_preds_and_target
 @within_cpu_share
 def character_error_counts(preds: Any, target: Any, **options: Unpack[WEROptions]) -> Tensor:
     """``(B, 4)`` int64 hits, substitutions, deletions and insertions of the characters of every hypothesis
@@ -48,6 +51,7 @@ def character_error_counts(preds: Any, target: Any, **options: Unpack[WEROptions
     return sentence_statistics(preds, target, CERConfig.from_options(options))
 
 
+@takes_preds_and_target
 def corpus_wer(preds: Any, target: Any, **options: Unpack[WEROptions]) -> Tensor:
     """Corpus WER: every sentence's word errors, summed, per reference word (0-d float64; lower is better).
 
@@ -64,6 +68,7 @@ def corpus_wer(preds: Any, target: Any, **options: Unpack[WEROptions]) -> Tensor
     return score
 
 
+@takes_preds_and_target
 def sentence_wer(preds: Any, target: Any, **options: Unpack[WEROptions]) -> Tensor:
     """WER of every sentence on its own, ``(B,)`` float64: ``jiwer.wer(reference, hypothesis)`` of each pair
     (an empty reference gives the number of inserted words).
@@ -76,6 +81,7 @@ def sentence_wer(preds: Any, target: Any, **options: Unpack[WEROptions]) -> Tens
     return scores
 
 
+@takes_preds_and_target
 def corpus_cer(preds: Any, target: Any, **options: Unpack[WEROptions]) -> Tensor:
     """Corpus CER: every sentence's character errors, summed, per reference character (0-d float64).
 
@@ -90,6 +96,7 @@ def corpus_cer(preds: Any, target: Any, **options: Unpack[WEROptions]) -> Tensor
     return score
 
 
+@takes_preds_and_target
 def sentence_cer(preds: Any, target: Any, **options: Unpack[WEROptions]) -> Tensor:
     """CER of every sentence on its own, ``(B,)`` float64: ``jiwer.cer(reference, hypothesis)`` of each pair.
 
