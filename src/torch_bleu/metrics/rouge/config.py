@@ -12,8 +12,6 @@ from ..config import SubwordConfig, SubwordOptions
 from .kinds import RougeKind, kind_of
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-
     from torch import Tensor
 
 #: The ROUGE types rouge-score computes: n-gram overlap of order 1 to 9, and two LCS-based ones.
