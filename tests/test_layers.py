@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "torch_bleu"
 
 #: The layers, lowest first; a module belongs to the first entry that is a prefix of its name.
 LAYERS = [
-    ["version", "errors", "arrays", "threads", "argument_names"],
+    ["version", "errors", "kernels", "arrays", "threads", "argument_names"],
     ["options", "significance", "engine"],
     ["text"],
     ["inputs", "detokenize"],

@@ -14,6 +14,8 @@ as tensors (:func:`is_tensor` tells them apart for it). PyTorch is imported for 
 
 Example:
     >>> import numpy as np
+
+from .kernels import kernels_on_cpu
     >>> array_namespace(np.zeros(2)).__name__
     'numpy'
     >>> as_float64(np.array([1, 2])).dtype
@@ -30,6 +32,8 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 import numpy as np
+
+from .kernels import kernels_on_cpu
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -135,10 +139,12 @@ def sizes_from_data(array: Array) -> bool:
 
 
 def sizes_from_data_on(device: Device) -> bool:
-    """Whether sizes may follow the values of tensors on ``device``, a ``torch.device`` (:func:`sizes_from_data`)."""
+    """Whether sizes may follow the values of tensors on ``device``, a ``torch.device`` (:func:`sizes_from_data`):
+    not where ``TORCH_BLEU_KERNELS=triton`` sends CPU tensors down the device path (:mod:`.kernels`)."""
     torch = _torch()
     assert torch is not None  # a device exists
-    return SIZES_FROM_DATA_ON_CPU and device.type == "cpu" and not torch.compiler.is_compiling()
+    on_host = SIZES_FROM_DATA_ON_CPU and device.type == "cpu" and not torch.compiler.is_compiling()
+    return on_host and not kernels_on_cpu()
 
 
 def _libm(function: Callable[[float], float], array: np.ndarray) -> np.ndarray:
