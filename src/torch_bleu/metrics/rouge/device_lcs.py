@@ -44,6 +44,7 @@ from ...arrays import (
     is_tensor,
     running_max,
 )
+from ...kernels import triton_runs
 
 #: Table cells (reference words x prediction words x pairs) of one chunk of :func:`union_lcs_marks`.
 CHUNK_CELLS = 2**24
@@ -61,6 +62,10 @@ def lcs_lengths(ref: Tensor, ref_length: Tensor, pred: Tensor, pred_length: Tens
         >>> lcs_lengths(ref, torch.tensor([4, 2]), pred, torch.tensor([3, 4])).tolist()
         [2, 2]
     """
+    if _on_triton(ref.device):
+        from .triton_lcs import triton_lcs_lengths
+
+        return triton_lcs_lengths(ref, ref_length, pred, pred_length)
     lengths = torch.zeros(ref.shape[0], dtype=torch.long, device=ref.device)
     for rows, (ref_columns, pred_columns) in _column_groups(ref_length, pred_length, (ref,), (pred,), CHUNK_PAIRS):
         lengths[rows] = as_tensor(_lcs_lengths(ref_columns, pred_columns), ref.device).long()
@@ -83,6 +88,10 @@ def union_lcs_marks(
         >>> union_lcs_marks(ref, sentences[0], torch.tensor([5]), pred, sentences[1], torch.tensor([4])).long().tolist()
         [[1, 1, 1, 1, 1]]
     """
+    if _on_triton(ref.device):
+        from .triton_lcs import triton_union_lcs_marks
+
+        return triton_union_lcs_marks(ref, ref_sentence, ref_length, pred, pred_sentence, pred_length)
     pairs, ref_width = ref.shape
     ref_sentence = torch.where(ref >= 0, ref_sentence, -1)  # the pads: a sentence of their own
     pred_sentence = torch.where(pred >= 0, pred_sentence, -1)
@@ -93,6 +102,12 @@ def union_lcs_marks(
         found = as_tensor(_union_lcs_marks(ref_columns, ref_sentences, pred_columns, pred_sentences), ref.device)
         marks[rows, : found.shape[0]] = found.t()
     return marks
+
+
+def _on_triton(device: torch.device) -> bool:
+    """Whether Triton's kernels (:mod:`.triton_lcs`) count tensors on ``device``
+    (:func:`~torch_bleu.kernels.triton_runs`): never on ``meta``, where nothing runs."""
+    return device.type != "meta" and triton_runs(device)
 
 
 def _column_groups(
