@@ -55,12 +55,12 @@ BITS = 32
 
 
 @triton.jit
-def _span_maxima(top: tl.tensor, top_before_last: tl.tensor, next_top: tl.tensor, next_before_last: tl.tensor):  # type: ignore[no-untyped-def]  # Triton's types
+def _span_maxima(top, top_before_last, next_top, next_before_last):  # type: ignore[no-untyped-def]  # Triton's types
     """Combines two spans of a scan: (their maximum, the maximum of all of them but the last lane)."""
     return tl.maximum(top, next_top), tl.maximum(top, next_before_last)
 
 
-@triton.jit
+@triton.jit  # type: ignore[untyped-decorator]
 def _lcs_lengths_kernel(  # type: ignore[no-untyped-def]  # Triton's types
     outer_ptr,
     outer_stride,
@@ -107,7 +107,7 @@ def _lcs_lengths_kernel(  # type: ignore[no-untyped-def]  # Triton's types
     tl.store(out_ptr + pair, length)
 
 
-@triton.jit
+@triton.jit  # type: ignore[untyped-decorator]
 def _union_lcs_kernel(  # type: ignore[no-untyped-def]  # Triton's types
     ref_ptr,
     ref_stride,
@@ -203,7 +203,7 @@ def _union_lcs_kernel(  # type: ignore[no-untyped-def]  # Triton's types
 
 def _tile(width: int, least: int) -> int:
     """The lanes of a tile along rows of ``width`` words: a power of two, at least ``least``."""
-    return max(least, min(MAX_TILE, triton.next_power_of_2(max(width, 1))))
+    return max(least, min(MAX_TILE, int(triton.next_power_of_2(max(width, 1)))))
 
 
 def triton_lcs_lengths(ref: Tensor, ref_length: Tensor, pred: Tensor, pred_length: Tensor) -> Tensor:
