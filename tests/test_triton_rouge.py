@@ -1,0 +1,238 @@
+"""ROUGE's Triton kernels (``TORCH_BLEU_KERNELS=triton``, in Triton's interpreter on the CPU) against
+rouge-score and against the device path's PyTorch operations.
+
+Tiny vocabularies make many LCS of equal length, so that rouge-score's backtrack tie rule decides
+``rougeLsum``'s union; rows of ids carry sentences at ``sentence_sep_id``. The kernels' tiles and chunks
+are made small to run them several times per pair and per launch. Sizes stay small: each step of a
+kernel's loops costs the interpreter about a millisecond.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from torch_bleu import ROUGEScore, corpus_rouge, pairwise_rouge, sentence_rouge
+from torch_bleu.metrics.rouge import device_lcs
+
+pytest.importorskip("triton")
+rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
+
+TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
+PAD, EOS, SEP = 0, 1, 2
+IDS = {"ignore_ids": [PAD], "eos_id": EOS, "sentence_sep_id": SEP}
+
+
+@pytest.fixture
+def triton_kernels(monkeypatch) -> Counter:
+    """``TORCH_BLEU_KERNELS=triton`` (CPU tensors in Triton's interpreter); counts the kernels' calls."""
+    monkeypatch.setenv("TORCH_BLEU_KERNELS", "triton")
+    if torch.get_default_device().type == "cpu":
+        monkeypatch.setenv("TRITON_INTERPRET", "1")
+    from torch_bleu.metrics.rouge import triton_lcs
+
+    calls: Counter = Counter()
+    for name in ("triton_lcs_lengths", "triton_union_lcs_marks"):
+        kernel = getattr(triton_lcs, name)
+
+        def counted(*args, kernel=kernel, name=name):
+            calls[name] += 1
+            return kernel(*args)
+
+        monkeypatch.setattr(triton_lcs, name, counted)
+    return calls
+
+
+@pytest.fixture
+def small_tiles(monkeypatch) -> None:
+    """Tiles of 16 lanes (32 for the union's bits) and a few pairs per launch."""
+    from torch_bleu.metrics.rouge import triton_lcs
+
+    monkeypatch.setattr(triton_lcs, "MAX_TILE", 16)
+    monkeypatch.setattr(triton_lcs, "SCRATCH_BYTES", 1500)
+
+
+def as_text(row: list[int]) -> str:
+    """A row of ids as the text rouge-score reads the same way: its words, a newline at each separator."""
+    row = row[: row.index(EOS)] if EOS in row else row
+    return " ".join("\n" if token == SEP else f"w{token}" for token in row if token != PAD)
+
+
+def expected_scores(hypotheses, references, types=TYPES):
+    """rouge-score's ``score_multi`` of each prediction, as ``{key: [values]}``."""
+    scorer = rouge_scorer.RougeScorer(list(types))
+    results = [scorer.score_multi(refs, hyp) for hyp, refs in zip(hypotheses, references)]
+    return {
+        f"{rouge_type}_{measure}": [getattr(result[rouge_type], measure) for result in results]
+        for rouge_type in types
+        for measure in ("precision", "recall", "fmeasure")
+    }
+
+
+def random_ids(rng: random.Random, batch: int, refs: int, width: int, words: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Predictions ``(batch, width)`` and references ``(batch, refs, width + 1)`` of ``words`` word ids,
+    separators, a few pads and EOS."""
+    tokens = [PAD, EOS, SEP, SEP, *range(3, 3 + words), *range(3, 3 + words)]
+
+    def row(length: int) -> list[int]:
+        return [rng.choice(tokens) for _ in range(length)]
+
+    preds = torch.tensor([row(width) for _ in range(batch)], dtype=torch.long).reshape(batch, width)
+    target = torch.tensor([[row(width + 1) for _ in range(refs)] for _ in range(batch)], dtype=torch.long)
+    return preds, target
+
+
+def texts_of(preds: torch.Tensor, target: torch.Tensor) -> tuple[list[str], list[list[str]]]:
+    """The texts of rows of ids; a prediction's references that are all pads are absent, but the first."""
+    hypotheses = [as_text(row) for row in preds.tolist()]
+    references = []
+    for rows in target.tolist():
+        texts = [as_text(row) for row in rows]
+        references.append([text for text, row in zip(texts, rows) if any(t != PAD for t in row)] or texts[:1])
+    return hypotheses, references
+
+
+# --- the kernels against PyTorch's operations ---------------------------------------------------------
+
+
+def padded_pairs(rng: random.Random, pairs: int, ref_width: int, pred_width: int, words: int, sentences: int):
+    """Pairs of padded rows (pads -1 and -2) of ``words`` word ids, with sentence labels (any numbers:
+    a change of label is a boundary)."""
+    ref_length = torch.tensor([rng.randint(0, ref_width) for _ in range(pairs)], dtype=torch.long)
+    pred_length = torch.tensor([rng.randint(0, pred_width) for _ in range(pairs)], dtype=torch.long)
+
+    def rows(width: int, length: torch.Tensor, pad: int) -> torch.Tensor:
+        ids = torch.tensor([[rng.randrange(words) for _ in range(width)] for _ in range(pairs)], dtype=torch.long)
+        return torch.where(torch.arange(width) < length[:, None], ids.reshape(pairs, width), pad)
+
+    def lines(width: int) -> torch.Tensor:
+        labels = [[rng.randrange(sentences) for _ in range(width)] for _ in range(pairs)]
+        return torch.tensor(labels, dtype=torch.long).reshape(pairs, width)
+
+    ref, pred = rows(ref_width, ref_length, -1), rows(pred_width, pred_length, -2)
+    return ref, lines(ref_width), ref_length, pred, lines(pred_width), pred_length
+
+
+def assert_kernels_equal_pytorch(seed: int, pairs: int, most_words: int) -> None:
+    from torch_bleu.metrics.rouge import triton_lcs
+
+    rng = random.Random(seed)
+    widths = rng.randint(0, most_words), rng.randint(0, most_words)
+    ref, ref_lines, ref_length, pred, pred_lines, pred_length = padded_pairs(
+        rng, rng.randint(1, pairs), *widths, words=rng.randint(1, 3), sentences=rng.randint(1, 4)
+    )
+    assert torch.equal(
+        triton_lcs.triton_lcs_lengths(ref, ref_length, pred, pred_length),
+        device_lcs.lcs_lengths(ref, ref_length, pred, pred_length),
+    )
+    union = (ref, ref_lines, ref_length, pred, pred_lines, pred_length)
+    assert torch.equal(triton_lcs.triton_union_lcs_marks(*union), device_lcs.union_lcs_marks(*union))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_kernels_equal_pytorch_operations(monkeypatch, seed):
+    monkeypatch.setenv("TORCH_BLEU_KERNELS", "torch")  # device_lcs: PyTorch's operations
+    assert_kernels_equal_pytorch(seed, pairs=4, most_words=12)
+
+
+def test_kernels_in_tiles_and_chunks_equal_pytorch_operations(monkeypatch, small_tiles):
+    monkeypatch.setenv("TORCH_BLEU_KERNELS", "torch")
+    for seed in range(3):
+        assert_kernels_equal_pytorch(seed, pairs=5, most_words=40)
+
+
+@pytest.mark.slow
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1), small=st.booleans())
+def test_many_kernels_equal_pytorch_operations(monkeypatch, seed, small):
+    monkeypatch.setenv("TORCH_BLEU_KERNELS", "torch")
+    if small:
+        from torch_bleu.metrics.rouge import triton_lcs
+
+        monkeypatch.setattr(triton_lcs, "MAX_TILE", 16)
+        monkeypatch.setattr(triton_lcs, "SCRATCH_BYTES", 1500)
+    assert_kernels_equal_pytorch(seed, pairs=8, most_words=70 if small else 30)
+
+
+# --- ROUGE through the kernels against rouge-score ---------------------------------------------------
+
+
+@settings(max_examples=24, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_ids_score_as_rouge_score(triton_kernels, seed):
+    rng = random.Random(seed)
+    preds, target = random_ids(rng, rng.randint(1, 3), rng.randint(1, 2), rng.randint(0, 11), rng.randint(2, 3))
+    hypotheses, references = texts_of(preds, target)
+    expected = expected_scores(hypotheses, references)
+    got = sentence_rouge(preds, target, rouge_types=TYPES, **IDS)
+    assert {key: values.tolist() for key, values in got.items()} == expected
+    assert triton_kernels["triton_lcs_lengths"] and triton_kernels["triton_union_lcs_marks"]
+
+
+def test_metric_and_corpus_scores(triton_kernels, small_tiles):
+    rng = random.Random(5)
+    preds, target = random_ids(rng, 4, 2, 12, 3)
+    preds[0], target[1] = PAD, PAD  # an empty prediction; empty references
+    hypotheses, references = texts_of(preds, target)
+    sentences = sentence_rouge(preds, target, rouge_types=TYPES, **IDS)
+    assert {key: values.tolist() for key, values in sentences.items()} == expected_scores(hypotheses, references)
+    metric = ROUGEScore(rouge_types=TYPES, **IDS)
+    metric.update(preds[:2], target[:2])
+    metric.update(preds[2:], target[2:])
+    scores, corpus = metric.compute(), corpus_rouge(preds, target, rouge_types=TYPES, **IDS)
+    for key, values in sentences.items():
+        assert scores[key].item() == corpus[key].item() == pytest.approx(values.mean().item(), abs=1e-15)
+    assert triton_kernels["triton_union_lcs_marks"] >= 3
+
+
+def test_empty_and_one_word_texts(triton_kernels):
+    preds = torch.tensor([[PAD, PAD], [3, PAD], [SEP, SEP], [3, SEP]])
+    target = torch.tensor([[[PAD, PAD, PAD]], [[PAD, PAD, PAD]], [[3, SEP, 3]], [[SEP, 3, 3]]])
+    hypotheses, references = texts_of(preds, target)
+    got = sentence_rouge(preds, target, rouge_types=TYPES, **IDS)
+    assert {key: values.tolist() for key, values in got.items()} == expected_scores(hypotheses, references)
+
+
+@pytest.mark.slow
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_many_ids_score_as_rouge_score(triton_kernels, seed):
+    rng = random.Random(seed)
+    preds, target = random_ids(rng, rng.randint(1, 6), rng.randint(1, 3), rng.randint(0, 24), rng.randint(2, 4))
+    hypotheses, references = texts_of(preds, target)
+    got = sentence_rouge(preds, target, rouge_types=TYPES, **IDS)
+    assert {key: values.tolist() for key, values in got.items()} == expected_scores(hypotheses, references)
+
+
+# --- pairwise ROUGE --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rouge_type", ["rougeL", "rougeLsum"])
+def test_pairwise_rouge_of_ids_and_strings(triton_kernels, rouge_type):
+    rng = random.Random(3)
+    ids = torch.tensor([[[rng.choice([PAD, SEP, 3, 4, 4]) for _ in range(9)] for _ in range(3)] for _ in range(2)])
+    texts = [[as_text(row) for row in rows] for rows in ids.tolist()]
+    scorer = rouge_scorer.RougeScorer([rouge_type])
+    expected = [[[scorer.score(r, c)[rouge_type].fmeasure for r in group] for c in group] for group in texts]
+    kernel = "triton_lcs_lengths" if rouge_type == "rougeL" else "triton_union_lcs_marks"
+    assert pairwise_rouge(ids, rouge_type=rouge_type, **IDS).tolist() == expected
+    assert triton_kernels[kernel] == 1
+    assert pairwise_rouge(texts, rouge_type=rouge_type).tolist() == expected
+    assert triton_kernels[kernel] == 2
+
+
+# --- where the kernels do not run -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("choice", ["torch", "auto", "triton"])
+def test_update_runs_on_meta(monkeypatch, choice):
+    monkeypatch.setenv("TORCH_BLEU_KERNELS", choice)
+    metric = ROUGEScore(rouge_types=TYPES, **IDS).to("meta")
+    metric.update(torch.tensor([[3, 4, 2, 5, 1, 0]], device="meta"), torch.tensor([[[3, 2, 5, 4]]], device="meta"))
+    assert metric.score_sums.device.type == "meta"
