@@ -77,7 +77,7 @@ def expected_scores(hypotheses, references, types=TYPES):
 def random_ids(rng: random.Random, batch: int, refs: int, width: int, words: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Predictions ``(batch, width)`` and references ``(batch, refs, width + 1)`` of ``words`` word ids,
     separators, a few pads and EOS."""
-    tokens = [PAD, EOS, SEP, SEP, *range(3, 3 + words), *range(3, 3 + words)]
+    tokens = [PAD, EOS, SEP, *range(3, 3 + words), *range(3, 3 + words), *range(3, 3 + words)]
 
     def row(length: int) -> list[int]:
         return [rng.choice(tokens) for _ in range(length)]
@@ -100,19 +100,19 @@ def texts_of(preds: torch.Tensor, target: torch.Tensor) -> tuple[list[str], list
 # --- the kernels against PyTorch's operations ---------------------------------------------------------
 
 
-def padded_pairs(rng: random.Random, pairs: int, ref_width: int, pred_width: int, words: int, sentences: int):
-    """Pairs of padded rows (pads -1 and -2) of ``words`` word ids, with sentence labels (any numbers:
-    a change of label is a boundary)."""
-    ref_length = torch.tensor([rng.randint(0, ref_width) for _ in range(pairs)], dtype=torch.long)
-    pred_length = torch.tensor([rng.randint(0, pred_width) for _ in range(pairs)], dtype=torch.long)
+def padded_pairs(rng: random.Random, pairs: int, ref_width: int, pred_width: int, words: int, breaks: float):
+    """Pairs of padded rows (pads -1 and -2) of ``words`` word ids, and each word's sentence (a new one
+    after a word with probability ``breaks``)."""
+    ref_length = torch.tensor([max(0, ref_width - rng.randint(0, 3)) for _ in range(pairs)], dtype=torch.long)
+    pred_length = torch.tensor([max(0, pred_width - rng.randint(0, 3)) for _ in range(pairs)], dtype=torch.long)
 
     def rows(width: int, length: torch.Tensor, pad: int) -> torch.Tensor:
         ids = torch.tensor([[rng.randrange(words) for _ in range(width)] for _ in range(pairs)], dtype=torch.long)
         return torch.where(torch.arange(width) < length[:, None], ids.reshape(pairs, width), pad)
 
     def lines(width: int) -> torch.Tensor:
-        labels = [[rng.randrange(sentences) for _ in range(width)] for _ in range(pairs)]
-        return torch.tensor(labels, dtype=torch.long).reshape(pairs, width)
+        changes = [[rng.random() < breaks for _ in range(width)] for _ in range(pairs)]
+        return torch.tensor(changes, dtype=torch.long).reshape(pairs, width).cumsum(1)
 
     ref, pred = rows(ref_width, ref_length, -1), rows(pred_width, pred_length, -2)
     return ref, lines(ref_width), ref_length, pred, lines(pred_width), pred_length
@@ -122,9 +122,9 @@ def assert_kernels_equal_pytorch(seed: int, pairs: int, most_words: int) -> None
     from torch_bleu.metrics.rouge import triton_lcs
 
     rng = random.Random(seed)
-    widths = rng.randint(0, most_words), rng.randint(0, most_words)
+    widths = rng.randint(most_words // 3, most_words), rng.randint(0, most_words)
     ref, ref_lines, ref_length, pred, pred_lines, pred_length = padded_pairs(
-        rng, rng.randint(1, pairs), *widths, words=rng.randint(1, 3), sentences=rng.randint(1, 4)
+        rng, rng.randint(1, pairs), *widths, words=rng.randint(2, 3), breaks=rng.choice([0.0, 0.1, 0.3])
     )
     assert torch.equal(
         triton_lcs.triton_lcs_lengths(ref, ref_length, pred, pred_length),
@@ -145,6 +145,23 @@ def test_kernels_in_tiles_and_chunks_equal_pytorch_operations(monkeypatch, small
     monkeypatch.setenv("TORCH_BLEU_KERNELS", "torch")
     for seed in range(3):
         assert_kernels_equal_pytorch(seed, pairs=5, most_words=40)
+
+
+@pytest.mark.parametrize("tile", [16, 32])
+@pytest.mark.parametrize("ref", [[3, 3, 3], [3, 2, 3]])
+def test_a_match_at_the_end_of_a_tile_carries_into_the_next(monkeypatch, small_tiles, tile, ref):
+    """The last lane of a tile matches (16 lanes for the LCS, 32 for the union)."""
+    from torch_bleu.metrics.rouge import triton_lcs
+
+    monkeypatch.setenv("TORCH_BLEU_KERNELS", "torch")
+    refs, pred = torch.tensor([ref]), torch.tensor([[4] * (tile - 1) + [3, 2]])
+    lengths = (torch.tensor([3]), torch.tensor([tile + 1]))
+    assert torch.equal(
+        triton_lcs.triton_lcs_lengths(refs, lengths[0], pred, lengths[1]),
+        device_lcs.lcs_lengths(refs, lengths[0], pred, lengths[1]),
+    )
+    union = (refs, torch.zeros_like(refs), lengths[0], pred, torch.zeros_like(pred), lengths[1])
+    assert torch.equal(triton_lcs.triton_union_lcs_marks(*union), device_lcs.union_lcs_marks(*union))
 
 
 @pytest.mark.slow
