@@ -24,6 +24,12 @@ some cells (from the row below, or as a start) and runs along the prediction whi
 "step left": so a cell is on a path when the nearest entry at or after it comes before the nearest
 cell after it that stops such a run. The table takes ``4 * Lr * Lp`` bytes per pair (and three bits
 per cell), so pairs are taken :data:`CHUNK_CELLS` cells at a time.
+
+Where Triton's kernels run (:func:`~torch_bleu.kernels.triton_runs`: CUDA tensors where Triton is
+installed, or every tensor but ``meta`` ones with ``TORCH_BLEU_KERNELS=triton``), :func:`lcs_lengths` and
+:func:`union_lcs_marks` hand their pairs to :mod:`.triton_lcs` instead: the same numbers, each pair's
+dynamic programme inside one Triton program and a launch per chunk of pairs rather than whole-batch
+operations per reference word, the union's table one bit per cell (plus 8 bytes per prediction word).
 """
 
 from __future__ import annotations
