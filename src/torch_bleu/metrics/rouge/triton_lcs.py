@@ -8,8 +8,8 @@ row ``i`` comes from the tile of row ``i - 1`` as a running maximum,
 
     t[i][j] = max over k <= j of (t[i-1][k-1] + 1 if ref[i-1] == pred[k-1] else t[i-1][k])
 
-and the same scan, over pairs (the maximum of a span, and the maximum of all of it but its last lane),
-gives ``t[i][j-1]`` beside ``t[i][j]``, so that no lane is ever shifted in registers. A pair's two
+and the same scan over pairs of values (the maximum of a span, and the maximum of all of it but its
+last lane) gives ``t[i][j-1]`` beside ``t[i][j]``, so that no lane is ever shifted in registers. A pair's two
 rows (``t[i][1:]`` and ``t[i][:-1]``, int32) live in a scratch buffer between steps (linear memory), the
 maximum of the tiles before carried as a scalar. Lengths and sentences are read by the kernel; sizes
 follow from shapes only, and nothing waits for the device.
@@ -206,6 +206,11 @@ def _tile(width: int, least: int) -> int:
     return max(least, min(MAX_TILE, int(triton.next_power_of_2(max(width, 1)))))
 
 
+def _warps(tile: int) -> int:
+    """The warps of a program whose tiles have ``tile`` lanes: one per 128 lanes, 1 to 4."""
+    return max(1, min(4, tile // 128))
+
+
 def triton_lcs_lengths(ref: Tensor, ref_length: Tensor, pred: Tensor, pred_length: Tensor) -> Tensor:
     """:func:`.device_lcs.lcs_lengths` by a Triton kernel: ``(P,)`` int64 LCS lengths of padded rows ``ref``
     ``(P, Lr)`` and ``pred`` ``(P, Lp)`` of ``ref_length`` and ``pred_length`` ``(P,)`` words (pads: two
@@ -219,6 +224,7 @@ def triton_lcs_lengths(ref: Tensor, ref_length: Tensor, pred: Tensor, pred_lengt
     ref, pred = ref.contiguous(), pred.contiguous()
     ref_length, pred_length = (length.to(torch.int32) for length in (ref_length, pred_length))
     chunk = max(1, SCRATCH_BYTES // (8 * width))
+    tile = _tile(width, 16)
     rows = torch.empty((min(chunk, pairs), 2, width), dtype=torch.int32, device=ref.device)
     for first in range(0, pairs, chunk):
         last = min(first + chunk, pairs)
@@ -232,7 +238,8 @@ def triton_lcs_lengths(ref: Tensor, ref_length: Tensor, pred: Tensor, pred_lengt
             rows,
             width,
             lengths[first:last],
-            TILE=_tile(width, 16),
+            TILE=tile,
+            num_warps=_warps(tile),
         )
     return lengths.long()
 
@@ -256,6 +263,7 @@ def triton_union_lcs_marks(
     bit_words = triton.cdiv(width, BITS)
     table_words = ref_width * bit_words
     chunk = max(1, SCRATCH_BYTES // (4 * table_words + 8 * width))
+    tile = _tile(width, BITS)
     rows = torch.empty((min(chunk, pairs), 2, width), dtype=torch.int32, device=ref.device)
     table = torch.empty((min(chunk, pairs), table_words), dtype=torch.int32, device=ref.device)
     found = marks.view(torch.int8)
@@ -278,9 +286,10 @@ def triton_union_lcs_marks(
             table_words,
             found[first:last],
             ref_width,
-            TILE=_tile(width, BITS),
+            TILE=tile,
             WALKERS=WALKERS,
             BITS=BITS,
+            num_warps=_warps(tile),
         )
     return marks
 
@@ -290,14 +299,10 @@ def _sentences(sentence: Tensor, length: Tensor) -> tuple[Tensor, Tensor, Tensor
     across a boundary): ``(P, L + 1)`` int32 where each begins (the first ``count`` entries, then the
     row's length), ``(P,)`` int32 ``count``, and ``(P, L)`` int32 each word's sentence, numbered from 0
     (pads in the last)."""
-    pairs, width = sentence.shape
-    position = torch.arange(width, device=sentence.device)
+    position = torch.arange(sentence.shape[1], device=sentence.device)
     first = position < length[:, None]
     first[:, 1:] &= sentence[:, 1:] != sentence[:, :-1]
     number = first.cumsum(1) - 1
-    starts = torch.zeros((pairs, width + 1), dtype=torch.int32, device=sentence.device)
-    # the first word of sentence k goes to entry k; every other word to the last entry, never read
-    starts.scatter_(1, torch.where(first, number, width), position.to(torch.int32).expand(pairs, width))
-    count = first.sum(1, dtype=torch.int32)
-    starts.scatter_(1, count[:, None].long(), length[:, None].to(torch.int32))  # where the last one ends
-    return starts, count, number.to(torch.int32)
+    # the first word of each sentence in order, then the row's length (past every one of them)
+    starts = torch.cat([torch.where(first, position, length[:, None]), length[:, None]], 1).sort(1).values
+    return starts.to(torch.int32), first.sum(1, dtype=torch.int32), number.to(torch.int32)
