@@ -99,6 +99,9 @@ class CountingMetric(Metric):
     config_class: ClassVar[type[SubwordConfig]] = SubwordConfig
     #: The states that sum the statistics, in the order :meth:`sentence_statistics` gives them.
     state_names: ClassVar[tuple[str, ...]] = ()
+    #: How many queued sentences are counted together (at most :data:`~.queued_text.MOST_QUEUED`): enough to
+    #: spread the cost of a call, few enough that the arrays of a part stay in the processor's caches.
+    text_part: ClassVar[int] = MOST_QUEUED
 
     config: SubwordConfig
     counted_with: Tensor
@@ -278,19 +281,15 @@ class CountingMetric(Metric):
     def _count_text(
         self, hypotheses: list[str], references: list[list[str]], weight: Tensor | None, rows: Tensor | None
     ) -> None:
-        """Count checked strings :data:`~.queued_text.MOST_QUEUED` sentences at a time (less per sentence than
-        one batch of a whole corpus), adding nothing unless every part was counted."""
+        """Count checked strings :attr:`text_part` sentences at a time (less per sentence than one batch of a
+        whole corpus), adding nothing unless every part was counted."""
+        part = self.text_part
         parts = [
-            (
-                start,
-                self.sentence_statistics(
-                    hypotheses[start : start + MOST_QUEUED], references[start : start + MOST_QUEUED]
-                ),
-            )
-            for start in range(0, len(hypotheses), MOST_QUEUED)
+            (start, self.sentence_statistics(hypotheses[start : start + part], references[start : start + part]))
+            for start in range(0, len(hypotheses), part)
         ]
         for start, statistics in parts:
-            span = slice(start, start + MOST_QUEUED)
+            span = slice(start, start + part)
             self._add(statistics, None if weight is None else weight[span], None if rows is None else rows[span])
 
     def _add(self, statistics: Sequence[Any], weight: Tensor | None, rows: Tensor | None) -> None:
