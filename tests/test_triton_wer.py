@@ -1,6 +1,7 @@
 """WER and CER by Triton's kernel (:mod:`torch_bleu.metrics.wer.triton_alignment`) against jiwer 4 and
 against PyTorch's operations: rows with few distinct ids (many alignments of equal cost), empty rows,
-padding, ``eos_id`` and ``ignore_ids``, through the metrics and the functions; the columns of distances
+padding, ``eos_id`` and ``ignore_ids``, subword ids decoded on the device, through the metrics and the
+functions; the columns of distances
 that the cut search reads, and cuts themselves (thresholds lowered so that small rows are cut); the
 ``meta`` device without Triton.
 
@@ -131,6 +132,17 @@ def test_empty_rows_and_the_metrics(kernel):
     assert word_error_counts(torch.zeros((2, 0), dtype=torch.long), target[1:3], ignore_ids=[0]).tolist() == [
         jiwer_counts("", as_words(r, set())) for r in references[1:3]
     ]
+
+
+@pytest.mark.parametrize("vocabulary", ["unigram"], indirect=True)
+@pytest.mark.parametrize("characters", [False, True])
+def test_subword_ids_count_as_their_decoded_text(kernel, vocabulary, characters):
+    rng = random.Random(5)
+    hypotheses, targets = vocabulary.random_rows(rng, count=3, longest=5), vocabulary.random_rows(rng, 3, 5)
+    decoded, reference_text = ([vocabulary.decode(row) for row in rows] for rows in (hypotheses, targets))
+    count = character_error_counts if characters else word_error_counts
+    counts = count(hypotheses, reference_text, detokenizer=vocabulary.detokenizer)
+    assert counts.tolist() == [jiwer_counts(h, r, characters) for h, r in zip(decoded, reference_text)]
 
 
 def test_columns_of_distances_are_pytorchs(kernel):

@@ -19,9 +19,17 @@ pair has tokens; a pair whose tokens are done keeps its row). Each step:
    row ``i`` follow from those of the cell of row ``i - 1`` it exits to (a gather from the scratch
    rows): the walk from the pair's last cell ``(n, m)`` is the alignment's.
 
-So no matrix is ever stored: the scratch is three int32 rows per pair (``12 * BLOCK`` bytes), whatever
-the reference's width, and pairs are launched in chunks that keep it under :data:`SCRATCH_BYTES`
-(sizes from shapes only). Deletions and insertions follow from the lengths.
+The scratch rows come twice, for rows of even and of odd ``i``, so that one barrier a step
+(``tl.debug_barrier``) orders every store before the loads that read it and after the loads of what
+it overwrites. Deletions and insertions follow from the lengths. Where the cut search asks
+(:mod:`.device_splits`), the program also writes ``G`` at one column of every row.
+
+Memory: no matrix is stored, nothing per cell. Per pair, the scratch is six int32 rows of ``BLOCK``
+lanes (``24 * BLOCK`` bytes, whatever the reference's width; pairs are launched in chunks that keep it
+under :data:`SCRATCH_BYTES`, sizes from shapes only), 8 bytes of counts and, where the cut search asks,
+4 bytes per reference token; the :class:`.device_alignment.Middles` themselves (int64 copies of the
+rows) come from PyTorch's operations. PyTorch's operations need about 17 bytes per cell at their peak
+(:mod:`.device_alignment`).
 """
 
 from __future__ import annotations
@@ -82,13 +90,14 @@ def _alignment_kernel(  # type: ignore[no-untyped-def]
 ):
     pairs = tl.program_id(0) * PAIRS + tl.arange(0, PAIRS)
     present = pairs < batch
+    wide_pairs = pairs.to(tl.int64)  # for offsets into whole rows, which may pass 2**31 elements
     column = tl.arange(0, BLOCK)[None, :]
     ref_left = tl.load(ref_left_ptr + pairs, mask=present, other=0)
     hyp_left = tl.load(hyp_left_ptr + pairs, mask=present, other=0)
     # lane j holds hypothesis token j - 1 (lane 0: none)
     hyp_lanes = present[:, None] & (column >= 1) & (column <= hyp_left[:, None])
     hyp_tokens = tl.load(
-        hyp_ptr + (column - 1) * hyp_row_stride + pairs[:, None] * hyp_pair_stride, mask=hyp_lanes, other=0
+        hyp_ptr + (column - 1) * hyp_row_stride + wide_pairs[:, None] * hyp_pair_stride, mask=hyp_lanes, other=0
     )
     # the pair's scratch: for rows of even i, then of odd i, a row of G, then hits, then substitutions
     row_scratch = scratch_ptr + pairs[:, None] * (6 * BLOCK)
@@ -100,14 +109,14 @@ def _alignment_kernel(  # type: ignore[no-untyped-def]
     tl.store(row_scratch + column, above, mask=present[:, None])
     if WITH_COLUMN:
         at_column = column == tl.load(at_column_ptr + pairs, mask=present, other=0)[:, None]
-        column_out = column_out_ptr + pairs * (ref_width + 1)
+        column_out = column_out_ptr + wide_pairs * (ref_width + 1)
         tl.store(column_out, tl.zeros((PAIRS,), dtype=tl.int32), mask=present)
     tl.debug_barrier()
     for i in range(1, tl.max(ref_left, axis=0) + 1):
         active = present & (i <= ref_left)
         # the pair's reference token i, in the last ref_left rows of the middles
         token = tl.load(
-            ref_ptr + (ref_width - ref_left + i - 1) * ref_row_stride + pairs * ref_pair_stride, mask=active
+            ref_ptr + (ref_width - ref_left + i - 1) * ref_row_stride + wide_pairs * ref_pair_stride, mask=active
         )
         changed = (hyp_tokens != token[:, None]).to(tl.int32)
         row_above = row_scratch + ((i - 1) % 2) * (3 * BLOCK)
@@ -251,7 +260,7 @@ def _aligned(middle: Middles, at_column: Tensor | None) -> tuple[Tensor, Tensor 
                 DELETION=DELETION,
                 HIT=HIT,
                 SUBSTITUTION=SUBSTITUTION,
-                num_warps=max(1, min(16, pairs * lanes // 256)),
+                num_warps=max(1, min(16, pairs * lanes // 128)),  # 4 lanes a thread up to 2048
             )
     hits, substitutions = found.long().unbind(1)
     counts = torch.stack(
