@@ -145,7 +145,11 @@ def test_subword_ids_count_as_their_decoded_text(kernel, vocabulary, characters)
     assert counts.tolist() == [jiwer_counts(h, r, characters) for h, r in zip(decoded, reference_text)]
 
 
-def test_columns_of_distances_are_pytorchs(kernel):
+@pytest.mark.parametrize("launches", ["one launch", "a launch a pair"])
+def test_columns_of_distances_are_pytorchs(kernel, monkeypatch, launches):
+    if launches == "a launch a pair":  # chunks of one pair, a program each
+        monkeypatch.setattr(kernel, "TILE_LANES", 16)
+        monkeypatch.setattr(kernel, "SCRATCH_BYTES", 1)
     rng = random.Random(3)
     preds = torch.tensor([[rng.randint(1, 3) for _ in range(9)] for _ in range(5)])
     target = torch.tensor([[rng.randint(1, 3) for _ in range(7)] for _ in range(5)])
