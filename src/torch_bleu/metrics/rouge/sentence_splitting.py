@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ...arrays import sizes_from_data
+
 if TYPE_CHECKING:
     from torch import Tensor
 
@@ -120,7 +122,8 @@ def texts_with_second_sentence(lines: np.ndarray, lengths: np.ndarray) -> bool:
 
 def rows_with_second_sentence(lines: Tensor, lengths: Tensor) -> bool | None:
     """Whether any row has words on two lines: ``(..., W)`` lines of each row's words packed to the front,
-    ``(...)`` the words of each row; ``None`` off the CPU, where reading it would wait for the device.
+    ``(...)`` the words of each row; ``None`` where reading it would wait for the device (off the CPU, in a
+    compiled graph: :func:`~torch_bleu.arrays.sizes_from_data`).
 
     Example:
         >>> import torch
@@ -129,7 +132,7 @@ def rows_with_second_sentence(lines: Tensor, lengths: Tensor) -> bool | None:
         >>> rows_with_second_sentence(torch.tensor([[0, 0, 1], [2, 2, 0]]), torch.tensor([3, 2]))
         True
     """
-    if lines.device.type != "cpu":
+    if not sizes_from_data(lines):
         return None
     width = lines.shape[-1]
     if width == 0:
