@@ -46,7 +46,7 @@ def test_host_strings_are_the_device_pipelines(vocabulary, seed):
     )
 
 
-@pytest.mark.parametrize("vocabulary", ["unigram", "transformers, clean-up"], indirect=True)
+@pytest.mark.parametrize("vocabulary", KINDS, indirect=True)
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), as_text=st.booleans(), characters=st.booleans())
 def test_queued_subword_batches_count_as_jiwer_and_as_the_device_path(vocabulary, seed, as_text, characters):
