@@ -25,5 +25,8 @@ Where ``rougeLsum`` (:class:`.kinds.UnionLCS`) is computed, for each kind of inp
   words clipped by the engine's unigram counts;
 * subword ids: decoded on their device (:mod:`torch_bleu.detokenize`), words and sentences (at
   newlines) by :func:`.code_points.rouge_char_words`, then counted as token ids are; with
-  ``use_stemmer`` the decoded text comes to the host and is counted as strings are.
+  ``use_stemmer`` or ``split_sentences`` the decoded text comes to the host and is counted as strings are.
+
+:mod:`.sentence_splitting` splits text into sentences with the user's splitter (``split_sentences``) and
+warns when ``rougeLsum`` can only equal ``rougeL``.
 """

@@ -17,6 +17,7 @@ from .bootstrap import Score as Score
 from .config import ROUGEConfig, ROUGEOptions
 from .counting import sentence_statistics
 from .score import LIMB_BITS, LIMBS, SCALE_BITS, fixed_point, mean_of_fixed_point, rouge_scores
+from .sentence_splitting import SentencesSeen
 
 if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
@@ -45,8 +46,8 @@ class ROUGEScore(CountingMetric):
     F-measure of the first ROUGE type (:meth:`score`).
 
     Args:
-        **options: ``rouge_types``, ``use_stemmer``, ``tokenize``, ``accumulate``, ``sentence_sep_id``, and
-            ``ignore_ids``, ``eos_id`` and ``detokenizer`` (rows of ids), by name
+        **options: ``rouge_types``, ``use_stemmer``, ``tokenize``, ``accumulate``, ``sentence_sep_id``,
+            ``split_sentences``, and ``ignore_ids``, ``eos_id`` and ``detokenizer`` (rows of ids), by name
             (:class:`~torch_bleu.metrics.rouge.config.ROUGEConfig`).
         **metric_kwargs: passed to ``torchmetrics.Metric`` (``sync_on_compute``, ``process_group``, ...).
 
@@ -73,6 +74,8 @@ class ROUGEScore(CountingMetric):
 
     def __init__(self, *positional: Never, **options: Unpack[ROUGEScoreOptions]) -> None:
         super().__init__(*positional, **options)
+        # what this metric's summaries said of their sentences, for the warning that rougeLsum equals rougeL
+        self._sentences_seen = SentencesSeen.wanted(self.config.types, self.config.split_sentences)
 
     def statistics_shapes(self) -> Sequence[tuple[int, ...]]:
         """``(T, 3)`` integer statistics, ``(T, 3, 2)`` fixed-point scores, and a count of sentences."""
@@ -81,12 +84,18 @@ class ROUGEScore(CountingMetric):
 
     def sentence_statistics(self, preds: Any, target: Any) -> tuple[Tensor, ...]:
         """Each sentence's ``(B, T, 3)`` statistics, ``(B, T, 3, 2)`` fixed-point scores and ``(B,)`` ones."""
-        statistics, scores = sentence_statistics(preds, target, self.config)
+        statistics, scores = sentence_statistics(preds, target, self.config, self._sentences_seen)
         return statistics, fixed_point(scores), torch.ones_like(statistics[:, 0, 0])
 
     def compute(self) -> dict[str, Tensor]:  # type: ignore[override]
-        """The mean scores of everything added so far (of every rank): a dict of 0-d float64 tensors."""
-        means = mean_of_fixed_point(self.score_sums, self.sentences)
+        """The mean scores of everything added so far (of every rank): a dict of 0-d float64 tensors.
+
+        The first ``compute()`` after summaries of which none had a second sentence warns that ``rougeLsum``
+        equals ``rougeL`` (once per metric; :mod:`~torch_bleu.metrics.rouge.sentence_splitting`).
+        """
+        means = mean_of_fixed_point(self.score_sums, self.sentences)  # reading a state counts queued text
+        if self._sentences_seen is not None:
+            self._sentences_seen.warn()
         return self.config.results(means.reshape(-1).unbind(0))
 
     @within_cpu_share
