@@ -141,6 +141,7 @@ def word_rows(candidates: Any, references: Any, config: ROUGEConfig) -> WordRows
             return _id_words(rows, keep, counts, reference_counts, config)
         grouped = decoded_grouped(rows, keep, counts, reference_counts, config.detokenizer)
     else:
+        config.check_strings()
         grouped = grouped_strings(candidates, references)
     texts, counts, reference_counts = grouped
     found = text_words(texts, config.tokenize, config.use_stemmer)
