@@ -35,6 +35,7 @@ import torch
 from torch import Tensor
 
 from ..arrays import is_integer
+from ..errors import InputError
 
 #: Columns a kept row has besides the statistics: the sentence's weight and its dataset index.
 BOOKKEEPING_COLUMNS = 2
@@ -132,6 +133,11 @@ def corpus_sentences(rows: Tensor) -> tuple[Tensor, Tensor | None]:
     (``None`` without them): ordered by index, each sentence repeated by its weight, weight 0 left out."""
     statistics, weights, positions = rows[:, :-2], rows[:, -2], rows[:, -1]
     sentences = int(weights.sum())
+    if not sentences:
+        raise InputError(
+            f"no kept sentence has a non-zero weight ({rows.shape[0]} kept, each of weight 0): the corpus is empty, "
+            "so there is nothing to resample; give update() weight 1 (or more) to the sentences that count"
+        )
     if sentences > MAX_CORPUS_SENTENCES:
         raise ValueError(
             f"the kept sentences weigh {sentences} in all: intervals and paired tests resample the weighted "
