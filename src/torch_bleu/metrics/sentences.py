@@ -11,7 +11,8 @@ the weights, on the rows' device, once:
 * with dataset indices, rows are sorted by index, so the corpus is in dataset order however the
   sentences were split into batches and ranks; two counted rows with the same index are refused (a
   ``DistributedSampler`` repeats samples to even out the ranks: give the repeats weight 0, which also
-  keeps them out of ``compute()``);
+  keeps them out of ``compute()``): by ``update`` where they come in one batch on the CPU
+  (:func:`check_repeated_indices`), else when the sentences are read;
 * without them, rows stay in the order they arrived: on one process the order of the ``update``
   calls; after a DDP sync, rank 0's rows, then rank 1's, and so on;
 * a sentence of weight ``k`` enters the corpus ``k`` times (in its place), one of weight 0 not at all,
@@ -92,6 +93,32 @@ def check_indices(indices: object, batch: int, device: torch.device) -> Tensor:
     if indices.device.type == "cpu" and bool((indices < 0).any()):
         raise ValueError("indices must not be negative: they are the sentences' positions in the dataset")
     return indices.long()
+
+
+def check_repeated_indices(indices: Tensor, weight: Tensor | None) -> None:
+    """Refuse a batch of the CPU that counts a dataset index twice (two sentences of non-zero weight with the same
+    index), as the kept corpus would (:func:`corpus_sentences`). On an accelerator, where reading the indices
+    would wait for the device, they are checked when the kept sentences are read, as are repeats across
+    updates and ranks.
+
+    Example:
+        >>> check_repeated_indices(torch.tensor([3, 5, 3]), torch.tensor([1, 1, 0]))  # the repeat has weight 0
+        >>> check_repeated_indices(torch.tensor([3, 5, 3]), None)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        torch_bleu.errors.InputError: dataset index 3 is counted twice in this batch; give repeated samples ...
+    """
+    if indices.device.type != "cpu" or indices.shape[0] < 2:
+        return
+    counted = indices if weight is None else indices[weight != 0]
+    ordered = torch.sort(counted).values
+    repeated = ordered[1:] == ordered[:-1]
+    if bool(repeated.any()):
+        raise InputError(
+            f"dataset index {int(ordered[1:][repeated][0])} is counted twice in this batch; give repeated samples "
+            "(such as those DistributedSampler adds to even out the ranks) weight 0, which also leaves them out of "
+            "compute()"
+        )
 
 
 def check_kept_rows(rows: Tensor) -> None:
