@@ -11,12 +11,14 @@ from torch import Tensor
 
 from ...threads import within_cpu_share
 from ..base import CountingMetric, CountingMetricArguments
+from ..queued_text import QUEUE, QueuedText
 from .bootstrap import AggregateScore as AggregateScore
 from .bootstrap import RougeIntervals, rouge_bootstrap
 from .bootstrap import Score as Score
 from .config import ROUGEConfig, ROUGEOptions
 from .counting import sentence_statistics
 from .score import LIMB_BITS, LIMBS, SCALE_BITS, fixed_point, mean_of_fixed_point, rouge_scores
+from .states import check_packed_states, check_sentence_limit, check_weight_limit
 
 if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
@@ -86,8 +88,35 @@ class ROUGEScore(CountingMetric):
 
     def compute(self) -> dict[str, Tensor]:  # type: ignore[override]
         """The mean scores of everything added so far (of every rank): a dict of 0-d float64 tensors."""
+        check_sentence_limit(self.sentences)  # merged or synced sums too
         means = mean_of_fixed_point(self.score_sums, self.sentences)
         return self.config.results(means.reshape(-1).unbind(0))
+
+    def _checked_rows(self, batch: int, weight: Tensor | None, indices: Tensor | None) -> Tensor | None:
+        """The base's checks, and on the CPU the limit of the summed weights (:func:`.states.check_weight_limit`),
+        counting the sentences counted and queued so far without counting the queue."""
+        rows = super()._checked_rows(batch, weight, indices)
+        if weight is not None and weight.device.type == "cpu":
+            queued: QueuedText = getattr(self, QUEUE)
+            queued_weight = queued.weight(self.device)
+            pending = len(queued) if queued_weight is None else int(queued_weight.sum())
+            check_weight_limit(weight, int(self.__dict__["sentences"]) + pending)
+        return rows
+
+    def _check_states(self, states: dict[str, Any]) -> None:
+        """The base's checks of merged or loaded sums, and on the CPU what ROUGE's sums can hold (:mod:`.states`)."""
+        super()._check_states(states)
+        if all(name in states for name in self.state_names):
+            packed = self.pack([states[name].long().unsqueeze(0) for name in self.state_names])
+            check_packed_states(packed, len(self.config.types), kept=False, best=False)
+
+    def _incoming_sentences(self, states: dict[str, Any]) -> list[Tensor]:
+        """The base's checked kept sentences, each also a sentence that ROUGE can count (:mod:`.states`)."""
+        parts = super()._incoming_sentences(states)
+        best = self.config.accumulate == "best"
+        for part in parts:
+            check_packed_states(part[:, :-2], len(self.config.types), kept=True, best=best)
+        return parts
 
     @within_cpu_share
     def confidence_interval(
