@@ -211,15 +211,15 @@ def _column_entries(column: Any, name: str, count: int) -> list[Any]:
     for index, entry in enumerate(entries):
         if _absent(entry):
             raise InputError(
-                f"{name}[{index}] is {entry!r}: completion {index} has no reference to be scored against; a reward needs "
-                "one for every completion: pass '' for an empty reference, a list of strings for several, or leave "
-                "examples without one out of the dataset (dataset.filter)"
+                f"{name}[{index}] is {entry!r}: completion {index} has no reference to be scored against; a reward "
+                "needs one for every completion: pass '' for an empty reference, a list of strings for several, or "
+                "leave examples without one out of the dataset (dataset.filter)"
             )
         for position, reference in enumerate([] if isinstance(entry, str) else _entries(entry) or []):
             if _absent(reference):
                 raise InputError(
-                    f"{name}[{index}][{position}] is {reference!r}: each reference of completion {index} is a string ('' for "
-                    "an empty one); leave an absent reference out of the list"
+                    f"{name}[{index}][{position}] is {reference!r}: each reference of completion {index} is a string "
+                    "('' for an empty one); leave an absent reference out of the list"
                 )
     return entries
 

@@ -109,7 +109,7 @@ def check_fits_int64(value: Tensor, name: str) -> None:
         >>> check_fits_int64(torch.tensor([5, 2**63], dtype=torch.uint64), "preds")
         Traceback (most recent call last):
         ...
-        torch_bleu.errors.InputError: preds holds the id 9223372036854775808, above the int64 ids that tokens are here (at most 2**63 - 1); map the ids to smaller ones first
+        torch_bleu.errors.InputError: preds holds the id 9223372036854775808, above the int64 ids that tokens are ...
     """
     if value.device.type != "cpu":
         raise InputError(

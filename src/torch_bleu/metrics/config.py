@@ -277,7 +277,7 @@ class SubwordConfig(MetricConfig):
             >>> WERConfig(eos_id=2).check_strings()
             Traceback (most recent call last):
             ...
-            torch_bleu.errors.InputError: eos_id applies to rows of token ids; WER reads strings as they are (text has no ids)
+            torch_bleu.errors.InputError: eos_id applies to rows of token ids; WER reads strings as they are (text ...
         """
         for name, ids in (("ignore_ids", self.ignored_ids), ("eos_id", self.eos_ids)):
             if ids:

@@ -15,9 +15,10 @@ the integer ``round(score * 2**56)`` in two int64 limbs of 28 bits (high, low): 
 exact and do not depend on the order of addition, and stay below ``2**63`` for up to
 :data:`MAX_SENTENCES` (``2**35 - 1``) sentences (summed weights): on the CPU, ``ROUGEScore.update``
 refuses weights beyond it and ``compute()`` a sum beyond it (merged or synced); on an accelerator,
-where checking would wait for the device, keeping within it is the caller's part. The rounding moves each score by at most ``2**-57`` (7e-18), so the mean
-by at most that too; the mean is then formed in float64 (``high * 2**-28 + low * 2**-56``, divided by
-the number of sentences): a few units of the last place, about 1e-16.
+where checking would wait for the device, keeping within it is the caller's part. The rounding
+moves each score by at most ``2**-57`` (7e-18), so the mean by at most that too; the mean is then
+formed in float64 (``high * 2**-28 + low * 2**-56``, divided by the number of sentences): a few
+units of the last place, about 1e-16.
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ sums of ``N`` sentences. Whatever ``update`` counts satisfies, for every type an
   the scores of its statistics.
 
 Merged and loaded states are read to check this on the CPU; on an accelerator, where reading them would
-wait for the device, only their dtypes and shapes are checked (:meth:`~torch_bleu.metrics.base.CountingMetric.merge_state`).
+wait for the device, only their dtypes and shapes are checked
+(:meth:`~torch_bleu.metrics.base.CountingMetric.merge_state`).
 """
 
 from __future__ import annotations
@@ -81,14 +82,15 @@ def check_packed_states(packed: Tensor, types: int, *, kept: bool, best: bool) -
     statistics = packed[:, : 3 * types].reshape(-1, types, 3)
     limbs = packed[:, 3 * types : 3 * types * (1 + LIMBS)].reshape(-1, types, 3, LIMBS)
     sentences = packed[:, -1]
-    check_sentence_limit(sentences, "kept_sentences" if kept else "sentences")
+    names = dict.fromkeys(("statistics", "score_sums", "sentences"), "kept_sentences") if kept else {}
+    check_sentence_limit(sentences, names.get("sentences", "sentences"))
     if kept and bool((sentences != 1).any()):
         raise InputError(f"state 'kept_sentences' must hold one sentence per row, got a row of {int(sentences.max())}")
     hits, predicted, referenced = statistics.unbind(-1)
     if bool((hits > predicted).any() or (hits > referenced).any()):
         raise InputError(
-            f"state {'kept_sentences' if kept else 'statistics'!r} holds more hits than the prediction's or the reference's count: no sentence gives "
-            "these statistics"
+            f"state {names.get('statistics', 'statistics')!r} holds more hits than the prediction's or the "
+            "reference's count: no sentence gives these statistics"
         )
     high, low = limbs.unbind(-1)
     unit = 1 << LIMB_BITS
@@ -97,10 +99,11 @@ def check_packed_states(packed: Tensor, types: int, *, kept: bool, best: bool) -
     within = (high <= bound * unit) & (low <= bound * (unit - 1))
     within &= (carried < bound * unit) | ((carried == bound * unit) & (low % unit == 0))
     if not bool(within.all()):
-        largest = (high.double() + low.double() / unit) / unit / sentences.clamp(min=1).double()[:, None, None]
+        means = (high.double() + low.double() / unit) / unit / sentences.clamp(min=1).double()[:, None, None]
+        whose = "one sentence" if int(sentences.max()) == 1 else "its sentences"
         raise InputError(
-            f"state {'kept_sentences' if kept else 'score_sums'!r} holds scores above 1 (a mean of {float(largest.max())} for "
-            f"{'one sentence' if int(sentences.max()) == 1 else 'its sentences'}): ROUGE scores lie in [0, 1]"
+            f"state {names.get('score_sums', 'score_sums')!r} holds scores above 1 (a mean of {float(means.max())} "
+            f"for {whose}): ROUGE scores lie in [0, 1]"
         )
     if kept and best and not torch.equal(limbs, fixed_point(rouge_scores(statistics))):
         raise InputError(
