@@ -40,7 +40,11 @@ class ROUGEScore(CountingMetric):
     The states are int64: ``statistics`` ``(T, 3)`` (hits, prediction and reference counts of each
     type, summed), ``score_sums`` ``(T, 3, 2)`` (each sentence's precision, recall and F-measure as
     fixed-point integers, summed: exact and independent of the order of the sentences, ranks and
-    batches, see :mod:`~torch_bleu.metrics.rouge.score`) and ``sentences``. With
+    batches, see :mod:`~torch_bleu.metrics.rouge.score`) and ``sentences``. They hold up to
+    :data:`~torch_bleu.metrics.rouge.score.MAX_SENTENCES` (``2**35 - 1``) sentences, counting each by its
+    weight: on the CPU ``update`` refuses weights beyond that and ``compute()`` sums beyond it; on an
+    accelerator, where reading the weights would wait for the device, keeping within it is the caller's
+    part. Merged and loaded states are checked to be what sentences give (:mod:`~torch_bleu.metrics.rouge.states`). With
     ``keep_sentences=True``, each sentence's statistics are kept too: :meth:`confidence_interval`
     gives rouge-score's bootstrap intervals of every type, and the paired tests
     (:func:`torch_bleu.paired_bootstrap`, :func:`torch_bleu.paired_randomization`) compare the mean
