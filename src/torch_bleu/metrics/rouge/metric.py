@@ -44,11 +44,11 @@ class ROUGEScore(CountingMetric):
     :data:`~torch_bleu.metrics.rouge.score.MAX_SENTENCES` (``2**35 - 1``) sentences, counting each by its
     weight: on the CPU ``update`` refuses weights beyond that and ``compute()`` sums beyond it; on an
     accelerator, where reading the weights would wait for the device, keeping within it is the caller's
-    part. Merged and loaded states are checked to be what sentences give (:mod:`~torch_bleu.metrics.rouge.states`). With
-    ``keep_sentences=True``, each sentence's statistics are kept too: :meth:`confidence_interval`
-    gives rouge-score's bootstrap intervals of every type, and the paired tests
-    (:func:`torch_bleu.paired_bootstrap`, :func:`torch_bleu.paired_randomization`) compare the mean
-    F-measure of the first ROUGE type (:meth:`score`).
+    part. Merged and loaded states are checked to be what sentences give
+    (:mod:`~torch_bleu.metrics.rouge.states`). With ``keep_sentences=True``, each sentence's statistics
+    are kept too: :meth:`confidence_interval` gives rouge-score's bootstrap intervals of every type,
+    and the paired tests (:func:`torch_bleu.paired_bootstrap`, :func:`torch_bleu.paired_randomization`)
+    compare the mean F-measure of the first ROUGE type (:meth:`score`).
 
     Args:
         **options: ``rouge_types``, ``use_stemmer``, ``tokenize``, ``accumulate``, ``sentence_sep_id``, and
@@ -108,9 +108,9 @@ class ROUGEScore(CountingMetric):
         return rows
 
     def _check_states(self, states: dict[str, Any]) -> None:
-        """The base's checks of merged or loaded sums, and on the CPU what ROUGE's sums can hold (:mod:`.states`)."""
+        """The base's checks of merged or loaded sums, and of CPU ones what ROUGE's sums can hold (:mod:`.states`)."""
         super()._check_states(states)
-        if all(name in states for name in self.state_names):
+        if all(name in states and states[name].device.type == "cpu" for name in self.state_names):
             packed = self.pack([states[name].long().unsqueeze(0) for name in self.state_names])
             check_packed_states(packed, len(self.config.types), kept=False, best=False)
 
