@@ -271,6 +271,8 @@ def test_uint64_ids_beyond_int64_are_refused(name):
     ]:
         with pytest.raises(InputError, match=too_large):
             sentence(hypotheses, references, **options)
+    with pytest.raises(InputError, match=r"must fit in int64 \(at most 2\*\*63 - 1\), got 9223372036854775808"):
+        sentence([[2**63, 5]], [[[5]]], **options)
     metric = metric_class(**options)
     with pytest.raises(InputError, match=too_large):
         metric.update(preds, target)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -194,7 +194,13 @@ def _ints_to_tensor(values: Sequence[object], device: torch.device) -> Tensor:
     try:
         return torch.tensor(values, dtype=torch.int64, device=device)
     except (OverflowError, RuntimeError, ValueError) as error:
-        raise ValueError(f"token ids must fit in int64 ({error})") from None
+        ints = cast("list[numbers.Integral]", values)  # checked above
+        outside = next((int(value) for value in ints if not -(2**63) <= int(value) < 2**63), None)
+        if outside is None:
+            raise ValueError(f"token ids must fit in int64 ({error})") from None
+        raise InputError(
+            f"token ids must fit in int64 (at most 2**63 - 1), got {outside}; map the ids to smaller ones first"
+        ) from None
 
 
 def _flatten(rows: Sequence[TokenIds], device: torch.device) -> tuple[Tensor, list[int]]:
