@@ -12,9 +12,9 @@ sums of ``N`` sentences. Whatever ``update`` counts satisfies, for every type an
 * a kept sentence is one sentence (``N == 1``), and with ``accumulate="best"`` its limbs are those of
   the scores of its statistics.
 
-Merged and loaded states are read to check this on the CPU; on an accelerator, where reading them would
-wait for the device, only their dtypes and shapes are checked
-(:meth:`~torch_bleu.metrics.base.CountingMetric.merge_state`).
+Merged and loaded states on the CPU are read to check this; on an accelerator, where reading them would
+wait for the device, it is left unchecked (their dtypes, shapes and signs are checked by
+:meth:`~torch_bleu.metrics.base.CountingMetric.merge_state` as for every metric).
 """
 
 from __future__ import annotations
