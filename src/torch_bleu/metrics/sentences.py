@@ -96,7 +96,7 @@ def check_indices(indices: object, batch: int, device: torch.device) -> Tensor:
 
 
 def check_repeated_indices(indices: Tensor, weight: Tensor | None) -> None:
-    """Refuse a batch of the CPU that counts a dataset index twice (two sentences of non-zero weight with the same
+    """Refuse a batch on the CPU that counts a dataset index twice (two sentences of non-zero weight with the same
     index), as the kept corpus would (:func:`corpus_sentences`). On an accelerator, where reading the indices
     would wait for the device, they are checked when the kept sentences are read, as are repeats across
     updates and ranks.
