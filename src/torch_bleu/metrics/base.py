@@ -46,6 +46,7 @@ from .sentences import (
     KeptCorpus,
     check_indices,
     check_kept_rows,
+    check_repeated_indices,
     corpus_sentences,
     sentence_rows,
 )
@@ -218,7 +219,10 @@ class CountingMetric(Metric):
 
         ``indices`` is an optional ``(B,)`` integer tensor of the sentences' positions in the dataset.
         With ``keep_sentences=True`` the kept sentences follow them, so that intervals and tests are the
-        same on 1 or N ranks (:mod:`~torch_bleu.metrics.sentences`); the sums do not depend on them.
+        same on 1 or N ranks (:mod:`~torch_bleu.metrics.sentences`); the sums do not depend on them. An
+        index counted twice (two sentences of non-zero weight) is refused: on the CPU by ``update`` within
+        a batch; across batches and ranks, and on an accelerator (where checking would wait for the
+        device), when the kept sentences are read (``confidence_interval``, the paired tests).
         """
         text = self.queueable_text(preds, target)
         if text is None:  # ids: counted at once
@@ -261,6 +265,8 @@ class CountingMetric(Metric):
         rows = check_indices(indices, batch, self.device) if indices is not None else None
         if weight is not None:
             check_weight(weight, batch, self.device)
+        if rows is not None:
+            check_repeated_indices(rows, weight)
         return rows
 
     def count_queued_text(self) -> None:

@@ -150,6 +150,7 @@ def word_rows(candidates: Any, references: Any, config: ROUGEConfig, seen: Sente
             return _id_words(rows, keep, counts, reference_counts, config)
         grouped = decoded_grouped(rows, keep, counts, reference_counts, config.detokenizer)
     else:
+        config.check_strings()
         grouped = grouped_strings(candidates, references)
     texts, counts, reference_counts = grouped
     if config.split_sentences is not None:

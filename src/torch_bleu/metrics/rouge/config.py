@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
+from ...errors import InputError
 from ...options import check_choice, check_flag, check_whole
 from ..config import SubwordConfig, SubwordOptions
 from .kinds import RougeKind, kind_of
@@ -189,6 +190,24 @@ class ROUGEConfig(SubwordConfig):
         if self.split_sentences is not None:
             counting["split_sentences"] = SplitterName(splitter_name(self.split_sentences))
         return counting
+
+    def check_strings(self) -> None:
+        """Refuse the options of ids for strings: ``ignore_ids``, ``eos_id`` and ``sentence_sep_id`` (text has
+        no ids; ``rougeLsum`` splits a string's summary into sentences at its newlines).
+
+        Example:
+            >>> ROUGEConfig(sentence_sep_id=13).check_strings()  # doctest: +ELLIPSIS
+            Traceback (most recent call last):
+            ...
+            torch_bleu.errors.InputError: sentence_sep_id applies to rows of token ids; ROUGE reads strings as ...
+        """
+        super().check_strings()
+        if self.sentence_sep_id is not None:
+            raise InputError(
+                "sentence_sep_id applies to rows of token ids; ROUGE reads strings as they are (text has no ids): "
+                "rougeLsum splits a string into sentences at its newlines, so join each summary's sentences with "
+                "'\\n' and leave sentence_sep_id out"
+            )
 
     @property
     def types(self) -> tuple[RougeType, ...]:
