@@ -10,12 +10,9 @@ against importing conftest).
 ``--device cuda`` runs the same tests with their inputs on a GPU: PyTorch's default device becomes
 ``cuda``, so every tensor a test makes with ``torch.tensor``, ``torch.zeros``, ``torch.randint``, ...,
 and every metric's states, live there (``scripts/gpu_check.sh`` runs the exactness and life-cycle
-tests this way). Tensors made from NumPy arrays stay on the CPU, as they do for a user.
-
-Triton's kernels (``TORCH_BLEU_KERNELS=triton``) run on the CPU in Triton's interpreter: without
-``--device cuda``, ``TRITON_INTERPRET=1`` is set before anything is collected, since Triton reads it
-when ``@triton.jit`` decorates, which the doctests' import of the kernels' modules does. Where Triton is
-missing, those modules (``triton_*.py``) are not collected.
+tests this way). Tensors made from NumPy arrays stay on the CPU, as they do for a user. Without a GPU,
+``TRITON_INTERPRET=1`` is set for the whole run, before anything imports Triton (``torch.compile`` does),
+so that the tests of Triton's kernels can run them in its interpreter.
 
 Without ``--slow``, each property test draws a quarter of the examples its ``@settings`` ask for
 (:data:`QUICK_SHARE`); CI draws them all. The ``vocabulary`` fixture gives the subword tests their
@@ -24,7 +21,6 @@ tokenizers (:mod:`vocabularies`).
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import os
 
@@ -56,10 +52,8 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError("--device cuda: PyTorch sees no CUDA device here")
     if device.type != "cpu":
         torch.set_default_device(device)
-    else:
+    elif not torch.cuda.is_available():  # Triton's kernels run in its interpreter, set before anything imports it
         os.environ.setdefault("TRITON_INTERPRET", "1")
-    if importlib.util.find_spec("triton") is None:
-        config.option.ignore_glob = [*(config.option.ignore_glob or []), "*/triton_*.py"]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
