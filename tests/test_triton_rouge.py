@@ -9,7 +9,11 @@ kernel's loops costs the interpreter about a millisecond.
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import random
+import subprocess
+import sys
 from collections import Counter
 
 import pytest
@@ -20,7 +24,8 @@ from hypothesis import strategies as st
 from torch_bleu import ROUGEScore, corpus_rouge, pairwise_rouge, sentence_rouge
 from torch_bleu.metrics.rouge import device_lcs
 
-pytest.importorskip("triton")
+if importlib.util.find_spec("triton") is None:  # found, not imported: TRITON_INTERPRET first
+    pytest.skip("Triton is not installed", allow_module_level=True)
 rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
 
 TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
@@ -36,6 +41,8 @@ def triton_kernels(monkeypatch) -> Counter:
         monkeypatch.setenv("TRITON_INTERPRET", "1")
     from torch_bleu.metrics.rouge import triton_lcs
 
+    if not triton_lcs.runs_on(torch.get_default_device()):
+        pytest.skip("Triton was imported before TRITON_INTERPRET=1 was set (tests/conftest.py sets it without a GPU)")
     calls: Counter = Counter()
     for name in ("triton_lcs_lengths", "triton_union_lcs_marks"):
         kernel = getattr(triton_lcs, name)
@@ -248,8 +255,24 @@ def test_pairwise_rouge_of_ids_and_strings(triton_kernels, rouge_type):
 
 
 @pytest.mark.parametrize("choice", ["torch", "auto", "triton"])
-def test_update_runs_on_meta(monkeypatch, choice):
+def test_update_runs_on_meta_without_triton(monkeypatch, choice):
     monkeypatch.setenv("TORCH_BLEU_KERNELS", choice)
+    monkeypatch.setitem(sys.modules, "triton", None)  # importing Triton would fail
+    monkeypatch.delitem(sys.modules, "torch_bleu.metrics.rouge.triton_lcs", raising=False)
     metric = ROUGEScore(rouge_types=TYPES, **IDS).to("meta")
     metric.update(torch.tensor([[3, 4, 2, 5, 1, 0]], device="meta"), torch.tensor([[[3, 2, 5, 4]]], device="meta"))
     assert metric.score_sums.device.type == "meta"
+
+
+def test_cpu_tensors_are_refused_where_triton_was_imported_before_its_interpreter_was_asked_for():
+    code = (
+        "import os, torch, triton, torch_bleu; from torch_bleu.errors import InputError; "
+        "os.environ['TRITON_INTERPRET'] = '1'; "
+        "ids = torch.tensor([[3, 4]]), torch.tensor([[[4, 3]]]); "
+        "message = ''\n"
+        "try: torch_bleu.sentence_rouge(*ids, rouge_types=('rougeL',))\n"
+        "except InputError as error: message = str(error)\n"
+        "assert 'Triton was imported before TRITON_INTERPRET=1' in message, message"
+    )
+    env = {key: value for key, value in os.environ.items() if key != "TRITON_INTERPRET"}
+    subprocess.run([sys.executable, "-c", code], check=True, env={**env, "TORCH_BLEU_KERNELS": "triton"})

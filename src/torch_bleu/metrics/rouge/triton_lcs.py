@@ -24,16 +24,19 @@ per prediction word (``Lr * ceil(Lp / 32) * 4 + 8 * Lp`` bytes); pairs are taken
 :data:`SCRATCH_BYTES` of scratch (a pair larger than that is a chunk of its own).
 
 Triton is imported with this module, which :mod:`.device_lcs` imports only when a kernel is about to
-run (:func:`torch_bleu.kernels.triton_runs`).
+run (:func:`torch_bleu.kernels.triton_runs`). Triton reads ``TRITON_INTERPRET`` when ``@triton.jit``
+decorates, its own functions' when it is first imported: CPU tensors run in its interpreter only where
+it was set before then (:func:`runs_on`).
 
-Example (on the CPU, in Triton's interpreter: ``TRITON_INTERPRET=1`` before this module is imported):
+Example:
     >>> ref, pred = torch.tensor([[1, 2, 3, 4], [5, 6, -1, -1]]), torch.tensor([[2, 4, 3, -2], [6, 5, 6, 5]])
-    >>> triton_lcs_lengths(ref, torch.tensor([4, 2]), pred, torch.tensor([3, 4])).tolist()
-    [2, 2]
+    >>> if runs_on(ref.device):  # CUDA tensors, or CPU ones in Triton's interpreter
+    ...     assert triton_lcs_lengths(ref, torch.tensor([4, 2]), pred, torch.tensor([3, 4])).tolist() == [2, 2]
     >>> ref, pred = torch.tensor([[1, 2, 3, 1, 2]]), torch.tensor([[2, 1, 2, 3]])
-    >>> lines = torch.tensor([[0, 0, 0, 1, 1]]), torch.tensor([[0, 0, 1, 1]])
-    >>> triton_union_lcs_marks(ref, lines[0], torch.tensor([5]), pred, lines[1], torch.tensor([4])).long().tolist()
-    [[1, 1, 1, 1, 1]]
+    >>> lines, lengths = (torch.tensor([[0, 0, 0, 1, 1]]), torch.tensor([[0, 0, 1, 1]])), torch.tensor([5, 4])
+    >>> if runs_on(ref.device):  # each reference word on an LCS of its sentence and a prediction sentence
+    ...     marks = triton_union_lcs_marks(ref, lines[0], lengths[:1], pred, lines[1], lengths[1:])
+    ...     assert marks.tolist() == [[True] * 5]
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ import torch
 import triton
 import triton.language as tl
 from torch import Tensor
+
+from ...errors import InputError
 
 #: The most scratch memory (bytes) of one launch: the rows of :func:`triton_lcs_lengths`, the rows and bits
 #: of :func:`triton_union_lcs_marks`.
@@ -201,6 +206,24 @@ def _union_lcs_kernel(  # type: ignore[no-untyped-def]  # Triton's types
             j -= (active & (diagonal | along)).to(tl.int32)
 
 
+def runs_on(device: torch.device) -> bool:
+    """Whether the kernels run on tensors on ``device``: a GPU's, or the CPU's in Triton's interpreter, which
+    needs ``TRITON_INTERPRET=1`` from before Triton was first imported (its own functions interpreted too).
+    """
+    interpreted = not isinstance(tl.zeros, triton.JITFunction) and not isinstance(
+        _lcs_lengths_kernel, triton.JITFunction
+    )
+    return device.type != "cpu" or interpreted
+
+
+def _check_runs_on(device: torch.device) -> None:
+    if not runs_on(device):
+        raise InputError(
+            "Triton was imported before TRITON_INTERPRET=1 was set, so its kernels cannot run on CPU tensors: "
+            "set it before anything imports Triton (torch.compile does), or unset TORCH_BLEU_KERNELS"
+        )
+
+
 def _tile(width: int, least: int) -> int:
     """The lanes of a tile along rows of ``width`` words: a power of two, at least ``least``."""
     return max(least, min(MAX_TILE, int(triton.next_power_of_2(max(width, 1)))))
@@ -215,6 +238,7 @@ def triton_lcs_lengths(ref: Tensor, ref_length: Tensor, pred: Tensor, pred_lengt
     """:func:`.device_lcs.lcs_lengths` by a Triton kernel: ``(P,)`` int64 LCS lengths of padded rows ``ref``
     ``(P, Lr)`` and ``pred`` ``(P, Lp)`` of ``ref_length`` and ``pred_length`` ``(P,)`` words (pads: two
     different negative numbers). The wider rows are the vector, the narrower ones are walked."""
+    _check_runs_on(ref.device)
     if ref.shape[1] > pred.shape[1]:  # the LCS is symmetric
         ref, ref_length, pred, pred_length = pred, pred_length, ref, ref_length
     pairs, width = ref.shape[0], pred.shape[1]
@@ -252,6 +276,7 @@ def triton_union_lcs_marks(
     ``ref`` ``(P, Lr)`` and ``pred`` ``(P, Lp)`` of ``ref_length`` and ``pred_length`` ``(P,)`` words, each
     word's sentence in ``ref_sentence`` and ``pred_sentence`` (equal within one, different across a
     boundary)."""
+    _check_runs_on(ref.device)
     pairs, ref_width = ref.shape
     width = pred.shape[1]
     marks = torch.zeros((pairs, ref_width), dtype=torch.bool, device=ref.device)
