@@ -15,11 +15,13 @@ from .bootstrap import AggregateScore as AggregateScore
 from .bootstrap import RougeIntervals, rouge_bootstrap
 from .bootstrap import Score as Score
 from .config import ROUGEConfig, ROUGEOptions
-from .counting import sentence_statistics
+from .counting import ids_statistics, sentence_statistics
 from .score import LIMB_BITS, LIMBS, SCALE_BITS, fixed_point, mean_of_fixed_point, rouge_scores
 
 if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
+
+    from ...inputs.kinds import TokenIds
 
 
 class ROUGEScoreOptions(ROUGEOptions, CountingMetricArguments, total=False):
@@ -81,7 +83,15 @@ class ROUGEScore(CountingMetric):
 
     def sentence_statistics(self, preds: Any, target: Any) -> tuple[Tensor, ...]:
         """Each sentence's ``(B, T, 3)`` statistics, ``(B, T, 3, 2)`` fixed-point scores and ``(B,)`` ones."""
-        statistics, scores = sentence_statistics(preds, target, self.config)
+        return self._states(*sentence_statistics(preds, target, self.config))
+
+    def ids_statistics(self, ids: TokenIds) -> tuple[Tensor, ...]:
+        """The statistics, fixed-point scores and ones of every sentence of a checked batch of ids."""
+        return self._states(*ids_statistics(ids, self.config))
+
+    @staticmethod
+    def _states(statistics: Tensor, scores: Tensor) -> tuple[Tensor, ...]:
+        """A sentence's statistics and scores as the states count them: fixed-point scores, and a 1."""
         return statistics, fixed_point(scores), torch.ones_like(statistics[:, 0, 0])
 
     def compute(self) -> dict[str, Tensor]:  # type: ignore[override]

@@ -10,11 +10,13 @@ from torch import Tensor
 
 from ..base import CorpusScoreMetric, CountingMetricArguments
 from .config import CERConfig, WERConfig, WEROptions
-from .counting import COUNT_NAMES, sentence_statistics
+from .counting import COUNT_NAMES, ids_statistics, sentence_statistics
 from .score import ErrorMeasures, error_rate, measures_of
 
 if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
+
+    from ...inputs.kinds import TokenIds
 
 
 class WERScoreOptions(WEROptions, CountingMetricArguments, total=False):
@@ -66,8 +68,11 @@ class WERScore(CorpusScoreMetric):
 
     def sentence_statistics(self, preds: Any, target: Any) -> tuple[Tensor, ...]:
         """``(B,)`` hits, substitutions, deletions and insertions of every sentence."""
-        counts = sentence_statistics(preds, target, self.config)
-        return tuple(counts.unbind(-1))
+        return tuple(sentence_statistics(preds, target, self.config).unbind(-1))
+
+    def ids_statistics(self, ids: TokenIds) -> tuple[Tensor, ...]:
+        """``(B,)`` hits, substitutions, deletions and insertions of every sentence of a checked batch of ids."""
+        return tuple(ids_statistics(ids, self.config).unbind(-1))
 
     def score(self, *statistics: Tensor) -> Tensor:
         """The error rate of summed counts (0-d float64)."""
