@@ -1,6 +1,6 @@
-"""Batches of ids on the device path (sizes from shapes, as on an accelerator) are queued by update() and
-counted when a state is read or the queue is full: every way of reading a metric sees every update, and
-the numbers are those of one batch, and of the host path, which counts each batch at once."""
+"""Batches of ids are queued by update() and counted when a state is read or the queue is full: every way
+of reading a metric sees every update, and the numbers are those of one batch, of each batch counted at
+once, and of the other path (sizes from data on the host, sizes from shapes as on an accelerator)."""
 
 from __future__ import annotations
 
@@ -39,20 +39,22 @@ MAKERS = {
 KINDS = sorted(MAKERS)
 
 
-@pytest.fixture(autouse=True)
-def on_device_path(monkeypatch):
-    """CPU tensors counted as on an accelerator: sizes from shapes only (the path that queues ids)."""
-    monkeypatch.setattr(arrays, "SIZES_FROM_DATA_ON_CPU", False)
+@pytest.fixture(params=["sizes from data", "sizes from shapes"], autouse=True)
+def sizes(request, monkeypatch):
+    """CPU tensors counted on the host (NumPy, sizes from their data), and as on an accelerator (PyTorch,
+    sizes from shapes only)."""
+    monkeypatch.setattr(arrays, "SIZES_FROM_DATA_ON_CPU", request.param == "sizes from data")
+    return request.param
 
 
 def make(kind: str, **options):
     return MAKERS[kind][0](**options)
 
 
-def on_host(make_metric, monkeypatch):
-    """A metric made, updated and read with sizes from data: each batch of ids counted at once."""
+def on_the_other_path(make_metric, monkeypatch):
+    """A metric made, updated and read with sizes from data where they are from shapes, and the other way."""
     with monkeypatch.context() as patched:
-        patched.setattr(arrays, "SIZES_FROM_DATA_ON_CPU", True)
+        patched.setattr(arrays, "SIZES_FROM_DATA_ON_CPU", not arrays.SIZES_FROM_DATA_ON_CPU)
         return make_metric()
 
 
@@ -113,29 +115,31 @@ def queued(metric) -> int:
 @pytest.mark.parametrize("kind", KINDS)
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10**6), sizes=st.lists(st.integers(0, 9), min_size=1, max_size=7))
-def test_small_batches_equal_one_batch_and_the_host_path_read_every_way(kind, seed, sizes, monkeypatch):
+def test_small_batches_equal_one_batch_and_each_at_once_read_every_way(kind, seed, sizes, monkeypatch):
     rng = random.Random(seed)
     batches = [random_batch(rng, size, MAKERS[kind][1]) for size in sizes]
     weights = [torch.tensor([rng.randrange(3) for _ in range(size)], dtype=torch.uint8) for size in sizes]
     starts = [sum(sizes[:index]) for index in range(len(sizes))]
     indices = [torch.arange(start, start + size) for start, size in zip(starts, sizes)]
 
-    def updated(metric, middle_read: bool = False):
+    def updated(metric, middle_read: bool = False, each_at_once: bool = False):
         for step, ((preds, target), weight, rows) in enumerate(zip(batches, weights, indices)):
             metric.update(preds, target, weight=weight, indices=rows)
             if middle_read and step == len(batches) // 2:  # a read counts the queue: later batches queue again
                 metric.compute()
+            if each_at_once:
+                metric.count_queued()
         return metric
 
     metric = updated(make(kind, keep_sentences=True), middle_read=True)
     assert queued(metric) == sum(sizes[1 + len(sizes) // 2 :])  # the first batch at once, the rest queued
     whole = make(kind, keep_sentences=True)
     whole.update(*joined(batches), weight=torch.cat(weights), indices=torch.cat(indices))
-    host = on_host(lambda: updated(make(kind, keep_sentences=True)), monkeypatch)
+    at_once = updated(make(kind, keep_sentences=True), each_at_once=True)
     assert_same(pickle.loads(pickle.dumps(metric)), whole)
     assert_same(metric.clone(), whole)
     assert_same(metric, whole)
-    assert_same(metric, host)
+    assert_same(metric, at_once)
     assert queued(metric) == 0
     assert str(metric.compute()) == str(whole.compute())
 
@@ -161,7 +165,7 @@ def ragged(batch: Batch, rng: random.Random, strings: bool) -> tuple[list, list]
     seed=st.integers(0, 10**6),
     layouts=st.lists(st.tuples(st.integers(0, 6), st.sampled_from(["tensors", "lists", "strings"])), max_size=7),
 )
-def test_batches_of_every_layout_equal_the_host_path(kind, seed, layouts, monkeypatch):
+def test_batches_of_every_layout_equal_each_at_once_and_the_other_path(kind, seed, layouts, monkeypatch):
     rng = random.Random(seed)
     batches: list[tuple] = []
     for size, layout in layouts:
@@ -171,13 +175,16 @@ def test_batches_of_every_layout_equal_the_host_path(kind, seed, layouts, monkey
             batch if layout == "tensors" or size == 0 else ragged(batch, rng, subwords and layout == "strings")
         )
 
-    def updated(metric):
+    def updated(metric, each_at_once: bool = False):
         for batch in batches:
             metric.update(*batch)
+            if each_at_once:
+                metric.count_queued()
         return metric
 
     metric = updated(make(kind, keep_sentences=True))
-    assert_same(metric, on_host(lambda: updated(make(kind, keep_sentences=True)), monkeypatch))
+    assert_same(metric, updated(make(kind, keep_sentences=True), each_at_once=True))
+    assert_same(metric, on_the_other_path(lambda: updated(make(kind, keep_sentences=True)), monkeypatch))
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -396,11 +403,3 @@ def test_compiled_bleu_and_ter_with_many_references_count_each_batch_at_once():
     for _ in range(2):
         ter.update(torch.tensor([[5, 6, 7]]), torch.nn.functional.pad(torch.tensor([[[3, 4]]]), (0, 0, 0, 16)))
     assert queued(ter) == 0
-
-
-def test_the_host_path_counts_each_batch_at_once(monkeypatch):
-    monkeypatch.setattr(arrays, "SIZES_FROM_DATA_ON_CPU", True)
-    metric = WERScore()
-    for _ in range(3):
-        metric.update(torch.tensor([[5, 6, 7]]), torch.tensor([[5, 6, 8]]))
-    assert queued(metric) == 0

@@ -183,20 +183,6 @@ def _flatten(rows: Sequence[TokenIds], device: torch.device) -> tuple[Tensor, li
     return torch.cat(pieces), lengths
 
 
-def ids_device(preds: object, target: object) -> torch.device:
-    """The device a batch of ids is on, told without reading it: that of ``preds`` or ``target``, of the first
-    row of ``preds`` that is a tensor, else the CPU (NumPy arrays, lists of ints).
-
-    Example:
-        >>> ids_device([[5, 6]], torch.tensor([[5]], device="meta")).type, ids_device([[5]], [[[5]]]).type
-        ('meta', 'cpu')
-    """
-    for value in (preds, target, *(preds if isinstance(preds, SEQUENCES) else ())):
-        if isinstance(value, Tensor):
-            return value.device
-    return torch.device("cpu")
-
-
 def _padded_tensors(preds: Tensor, target: Tensor) -> TokenBatch:
     preds = _check_id_tensor(preds, "preds", "preds")
     target = _check_id_tensor(target, "target", "target")

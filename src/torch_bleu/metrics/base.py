@@ -36,8 +36,7 @@ from torchmetrics import Metric
 
 from .. import significance
 from ..argument_names import takes_preds_and_target
-from ..arrays import Array, as_tensor, is_integer, sizes_from_data_on
-from ..inputs.ids import ids_device
+from ..arrays import Array, as_tensor, is_integer
 from ..inputs.kinds import Text, TokenIds, checked_text, ids_input, read_input
 from ..threads import cpu_share, within_cpu_share
 from .config import SubwordConfig
@@ -182,12 +181,9 @@ class CountingMetric(Metric):
         return checked_text(preds, target, self.config)
 
     def queueable_ids(self, preds: Any, target: Any) -> TokenIds | None:
-        """A batch of ids on the device path (where sizes follow from shapes: an accelerator's), checked as
-        :meth:`sentence_statistics` checks it (:func:`~torch_bleu.inputs.kinds.read_input`), which ``update``
-        queues; ``None`` for ids on the host, counted at once (cheaply: NumPy on the tensors' memory).
-        Called for a batch :meth:`queueable_text` did not take."""
-        if sizes_from_data_on(ids_device(preds, target)):
-            return None
+        """A batch of ids (either kind), checked as :meth:`sentence_statistics` checks it
+        (:func:`~torch_bleu.inputs.kinds.read_input`), which ``update`` queues; ``None`` for a batch this
+        metric counts at once. Called for a batch :meth:`queueable_text` did not take."""
         ids = read_input(preds, target, self.config)
         assert isinstance(ids, TokenIds)  # queueable_text took the strings
         ids.check_values()

@@ -119,7 +119,10 @@ class CountedState:
             return self
         values = metric.__dict__
         if values.get(QUEUE):
-            metric.count_queued()
+            try:
+                metric.count_queued()
+            except AttributeError as error:  # raised from here, Python would look the state up elsewhere
+                raise RuntimeError(f"counting the queued batches failed: {error}") from error
         try:
             return values[self.name]
         except KeyError:  # a state this metric was made without (kept sentences)

@@ -73,8 +73,8 @@ class TERScore(CorpusScoreMetric):
         return statistics[:, 0], statistics[:, 1]
 
     def queueable_ids(self, preds: Any, target: Any) -> TokenIds | None:
-        """A batch of subword ids on the device path, checked, for ``update`` to queue; one with room for more
-        references than TER takes is counted at once, where its references that count are read."""
+        """A batch of subword ids, checked, for ``update`` to queue; one with room for more references than TER
+        takes is counted at once, where the references that count are known (and more than it takes refused)."""
         ids = super().queueable_ids(preds, target)
         return None if ids is None or ids.batch.target.shape[1] > MAX_REFERENCES else ids
 
