@@ -1,10 +1,13 @@
-"""Batches of ids a metric counts together on their device: ``update()`` checks a batch of ids on the device
-path (sizes from shapes: an accelerator's) and queues it; the queue is counted with the queued text's rules
-(:mod:`.queued_text`): when a state is read, or when it holds :data:`~.queued_text.MOST_QUEUED` sentences.
+"""Batches of ids a metric counts together, where they are: ``update()`` checks a batch of ids (or subword
+ids) and queues it; the queue is counted with the queued text's rules (:mod:`.queued_text`): when a state
+is read, or when it holds :data:`~.queued_text.MOST_QUEUED` sentences.
 
 On an accelerator a batch of ids costs a chain of kernels whatever its size (ids dropped and cut at EOS,
 n-grams sorted, rows aligned, subword ids decoded), so a loop of batches of 8 is bound by their launches;
-queued, a thousand sentences cost one chain. The queue holds copies of the checked batches
+queued, a thousand sentences cost one chain. On the CPU the same holds for NumPy's and PyTorch's calls
+(a loop of 128 batches of 8 x 30 ids, one thread: BLEU 70 to 28 ms, WER 40 to 16, ROUGE 214 to 36). No
+update waits for the device: the checks read shapes and dtypes (and, on the CPU only, a detokenizer's
+vocabulary). The queue holds copies of the checked batches
 (:class:`~torch_bleu.inputs.batch.TokenBatch`), which the count joins into one
 (:func:`~torch_bleu.inputs.batch.joined_batches`: padded with ids no row keeps, absent references where a
 sentence has fewer) and counts as the metric counts any batch of ids, so every rule is applied where it

@@ -1,5 +1,7 @@
 """Text batches a metric counts together: ``update()`` checks a batch of strings and queues it; the queue is
-counted, :data:`MOST_QUEUED` sentences at a time, when a state of the metric is read.
+counted, :data:`MOST_QUEUED` sentences at a time, when a state of the metric is read. Batches of ids are
+queued alike (:mod:`.queued_ids`), with what every queue shares here: :class:`QueuedBatches` (each
+batch's size, weight and indices) and :class:`CountedState`.
 
 Counting text has a cost per call (tokenizing, numbering words, a few dozen array operations) that a
 validation loop's batches of 8 or 32 sentences pay again and again; counted a thousand sentences at a
@@ -8,9 +10,10 @@ statistics counting each batch would; a batch larger than a part is counted in p
 reads the states without counting the queue first: each state is a :class:`CountedState`, so
 ``compute()``, ``forward()``, DDP syncs, ``merge_state``, ``state_dict``, ``.to(device)``, a
 ``MetricCollection`` and a user's ``metric.<state>`` all see every update. The queue holds at most
-:data:`MOST_QUEUED` sentences; ``reset()`` empties it. A metric's first text batch is counted at once,
-so that a missing extra or tokenizer dictionary is reported by that ``update()``; a count that fails
-later leaves the queue as it was.
+:data:`MOST_QUEUED` sentences, of one kind (a batch of the other kind counts it first, so that sentences
+are counted in the order of the updates); ``reset()`` empties it. A metric's first batch of each kind is
+counted at once, so that a missing extra or tokenizer dictionary is reported by that ``update()``; a
+count that fails later leaves the queue as it was.
 
 Example:
     >>> from torch_bleu import BLEUScore
