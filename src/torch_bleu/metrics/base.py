@@ -7,7 +7,7 @@ score. :class:`CountingMetric` does the rest, the same way for every metric:
   points other libraries' option names to the right one;
 * ``update(preds, target, weight=None, indices=None)`` counts a batch, multiplies each sentence's
   statistics by its weight and adds them to int64 states, summed across DDP ranks; a batch of strings,
-  or of ids on an accelerator, is checked and queued, and counted with the rest of the queue when a state
+  or of ids, is checked and queued, and counted with the rest of the queue when a state
   is read (:mod:`.queued_text`, :mod:`.queued_ids`);
 * with ``keep_sentences=True`` it also keeps each sentence's statistics (:mod:`.sentences`), gathered
   across ranks, for the confidence intervals and the paired tests (:mod:`.paired`): a
@@ -81,8 +81,8 @@ class CountingMetric(Metric):
     """Base of every metric: int64 statistics from ``update``, checked wherever states come in.
 
     Subclasses set :attr:`config_class` and :attr:`state_names`, and implement
-    :meth:`statistics_shapes`, :meth:`sentence_statistics`, :meth:`score` and :meth:`packed_score`
-    (and :meth:`pack`, where the packed layout is not the states one after another).
+    :meth:`statistics_shapes`, :meth:`sentence_statistics`, :meth:`ids_statistics`, :meth:`score` and
+    :meth:`packed_score` (and :meth:`pack`, where the packed layout is not the states one after another).
 
     ``keep_sentences=True`` keeps each sentence's statistics besides their sums, for the metric's
     ``confidence_interval`` and the paired tests (:func:`torch_bleu.paired_bootstrap`,

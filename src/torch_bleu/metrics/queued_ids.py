@@ -41,7 +41,7 @@ from .queued_text import QueuedBatches
 
 @dataclass
 class QueuedIds(QueuedBatches):
-    """Checked batches of ids on their device, in order, and each batch's weight and dataset indices."""
+    """Checked batches of ids (copies, on their device), in order, and each batch's weight and dataset indices."""
 
     ids: list[TokenBatch] = field(default_factory=list)
 

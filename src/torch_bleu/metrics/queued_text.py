@@ -37,7 +37,7 @@ from torch import Tensor
 from ..inputs.kinds import Text
 from .sentences import NO_INDEX
 
-#: The attribute of a metric that holds its :class:`QueuedText`.
+#: The attribute of a metric that holds its queue (:class:`QueuedBatches` of one kind).
 QUEUE = "_queued_text"
 #: The most sentences a metric queues before it counts them: counted a thousand at a time, text costs
 #: less per sentence than in batches of 8 and than in one batch of a whole corpus (BLEU, WER and chrF++
