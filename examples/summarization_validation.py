@@ -18,6 +18,21 @@ the script reports the last epoch's seeded bootstrap intervals of every type, th
 ``confidence_interval``: what rouge-score's ``BootstrapAggregator`` reports after ``np.random.seed(seed)``
 (with rouge-score installed, its aggregator on the decoded text must give the same intervals).
 
+Where summaries come as text, or are decoded first, as in a Hugging Face ``Seq2SeqTrainer``'s
+``compute_metrics``, ``rougeLsum`` needs their sentences: decoded text has no newlines, and without them
+``rougeLsum`` is ``rougeL``. ``split_sentences=`` splits them as transformers' summarization recipe does
+(there with ``nltk.sent_tokenize``, after ``nltk.download("punkt_tab")``)::
+
+    compute_metrics = make_compute_metrics(
+        functools.partial(tokenizer.batch_decode, skip_special_tokens=True), split_sentences=nltk.sent_tokenize
+    )
+    trainer = Seq2SeqTrainer(model, args, ..., compute_metrics=compute_metrics)
+
+At the end the script runs that ``compute_metrics`` on the last epoch's generations and labels, as the
+trainer hands them over (NumPy arrays, labels padded with -100), with this task's splitter (its
+sentences end with " ."), and checks that it gives the metric's numbers; without the splitter its
+``rougeLsum`` would be ``rougeL``'s.
+
 Run:  python examples/summarization_validation.py [--epochs 6] [--device cpu|cuda] [--seed 0] [--threads 1] [--quick]
 """
 
@@ -26,9 +41,11 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import random
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 import torch
 from _device import add_run_options
 from torch import Tensor, nn
@@ -50,6 +67,8 @@ TARGET_LEN = MAX_SENTENCES * (MAX_TOPICS + 1) + 2  # BOS, the summary, EOS
 ROUGE_TYPES = ("rougeL", "rouge1", "rouge2", "rougeLsum")
 OPTIONS: dict[str, Any] = {"rouge_types": ROUGE_TYPES, "ignore_ids": [PAD, BOS], "eos_id": EOS, "sentence_sep_id": SEP}
 IdBatches = list[tuple[Tensor, Tensor]]  # (decoded ids, target ids) of every validation batch
+#: The label id Hugging Face's losses ignore, and its data collators pad labels with.
+LABEL_PAD = -100
 TOLERANCE = (
     1e-12  # the metric's means (exact sums of fixed-point scores) and rouge-score's (float64 sums) agree to this
 )
@@ -88,6 +107,50 @@ def words(ids: Tensor) -> str:
 def summary_text(ids: Tensor) -> str:
     """A summary's text as rouge-score reads summaries: one sentence a line."""
     return "\n".join(sentence.strip() for sentence in words(ids).split(".") if sentence.strip())
+
+
+def split_at_periods(text: str) -> list[str]:
+    """This task's sentence splitter (for real text, ``nltk.sent_tokenize``): its sentences end with " .".
+
+    Example:
+        >>> split_at_periods("dog house . sat sun tree .")
+        ['dog house .', 'sat sun tree .']
+    """
+    return [sentence.strip() + " ." for sentence in text.split(" .") if sentence.strip()]
+
+
+def make_compute_metrics(
+    batch_decode: Callable[[Any], list[str]], split_sentences: Callable[[str], list[str]] | None
+) -> Callable[[Any], dict[str, float]]:
+    """A ``compute_metrics`` for ``Seq2SeqTrainer(predict_with_generate=True)``: decode the generated ids and
+    the labels with ``batch_decode`` (``tokenizer.batch_decode`` without special tokens), then ROUGE of the
+    text, each summary split into sentences by ``split_sentences`` for ``rougeLsum``. F-measures in points.
+    """
+
+    def compute_metrics(eval_pred: Any) -> dict[str, float]:
+        predictions, labels = eval_pred  # an EvalPrediction unpacks to (predictions, label_ids)
+        if isinstance(predictions, tuple):  # some models return more than the ids
+            predictions = predictions[0]
+        labels = np.where(labels != LABEL_PAD, labels, PAD)  # -100 is no id the tokenizer decodes
+        scores = torch_bleu.corpus_rouge(
+            batch_decode(predictions), batch_decode(labels), rouge_types=ROUGE_TYPES, split_sentences=split_sentences
+        )
+        return {rouge_type: 100 * scores[f"{rouge_type}_fmeasure"].item() for rouge_type in ROUGE_TYPES}
+
+    return compute_metrics
+
+
+def batch_decode(rows: np.ndarray) -> list[str]:
+    """This task's ``tokenizer.batch_decode(rows, skip_special_tokens=True)``."""
+    return [words(torch.from_numpy(row)) for row in rows]
+
+
+def trainer_arrays(decoded: IdBatches) -> tuple[np.ndarray, np.ndarray]:
+    """The generations and labels of every validation batch as the trainer gathers them: NumPy arrays, the
+    labels without their BOS and padded with -100."""
+    predictions = torch.cat([preds for preds, _ in decoded]).cpu().numpy()
+    labels = torch.cat([tgt[:, 1:] for _, tgt in decoded]).cpu().numpy()
+    return predictions, np.where(labels == PAD, LABEL_PAD, labels)
 
 
 class TinySummarizer(nn.Module):
@@ -252,7 +315,27 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         if rouge_score_intervals(decoded, args.resamples, args.seed) != intervals:
             raise SystemExit("MISMATCH: ROUGEScore's intervals differ from rouge-score's BootstrapAggregator")
         print("rouge-score's BootstrapAggregator, seeded alike, gives the same intervals")
-    return {"history": history, "largest_gap": largest_gap, "intervals": intervals}
+
+    arrays = trainer_arrays(decoded)
+    recipe = make_compute_metrics(batch_decode, split_at_periods)(arrays)
+    gap = max(abs(recipe[name] / 100 - history[-1][name]) for name in ROUGE_TYPES)
+    if gap > TOLERANCE:
+        raise SystemExit(f"MISMATCH: compute_metrics on decoded text and ROUGEScore on ids differ by {gap:.3g}")
+    with warnings.catch_warnings():  # it warns that rougeLsum equals rougeL: the point made here
+        warnings.simplefilter("ignore")
+        unsplit = make_compute_metrics(batch_decode, None)(arrays)
+    print(
+        f"compute_metrics (decode, split into sentences, ROUGE) gives the metric's numbers: rougeLsum "
+        f"{recipe['rougeLsum']:.2f}; without split_sentences, rougeLsum {unsplit['rougeLsum']:.2f} = rougeL "
+        f"{unsplit['rougeL']:.2f}"
+    )
+    return {
+        "history": history,
+        "largest_gap": largest_gap,
+        "intervals": intervals,
+        "compute_metrics": recipe,
+        "unsplit": unsplit,
+    }
 
 
 if __name__ == "__main__":

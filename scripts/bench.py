@@ -40,6 +40,9 @@ Workloads:
   from text with stemming, against rouge-score (sampled) and rouge-score-rs on one thread; from padded
   id batches of 128 against the usual loop (``tolist``, special ids dropped, rouge-score-rs); and of
   one 4,096-word document (``benchmarks/rouge.py``);
+* ``alignments``: WER, CER, ROUGE-L and rougeLsum of one system from padded id batches of 8, 32, 128 and
+  the whole system, on the device (Triton's kernels and PyTorch's), on the CPU and with the usual loop
+  (``tolist``, jiwer / rouge-score-rs) (``benchmarks/alignments.py``);
 * ``pairwise``: pairwise sentence chrF and BLEU (MBR matrices) of 1 x 256 x 256 and 60 x 16 x 16
   WMT17 lines, against fastchrf (when installed) and sacrebleu's ``sentence_score`` in a loop
   (``benchmarks/pairwise.py``);
@@ -109,6 +112,7 @@ sys.path.append(str(Path(__file__).resolve().parents[1] / "examples"))  # the ex
 from _device import usable_device
 from benchmarks import timing
 from benchmarks.ab import compare
+from benchmarks.alignments import run_alignments
 from benchmarks.batches import run_batches, tables
 from benchmarks.chrf import run_chrf
 from benchmarks.common import QUICK, cpu_name, workload_sizes
@@ -141,6 +145,7 @@ WORKLOADS = [
     "wer",
     "batches",
     "rouge",
+    "alignments",
     "pairwise",
     "self_bleu",
     "significance",
@@ -241,6 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "wer": run_wer,
         "batches": run_batches,
         "rouge": run_rouge,
+        "alignments": run_alignments,
         "pairwise": run_pairwise,
         "self_bleu": run_self_bleu,
         "significance": run_significance,

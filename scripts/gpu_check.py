@@ -1,11 +1,14 @@
 """The parts of ``scripts/gpu_check.sh`` written in Python: the host-sync sweep, the report, the GPU tables.
 
 * ``syncs --device D --json PATH``: ``update()`` (or the call) of every metric path on ``D``, each
-  under ``torch.cuda.set_sync_debug_mode("warn")``, every host-device synchronization named by the
-  line of the library that caused it. TER's read-back of the decoded rows is documented and allowed;
-  anything else fails the check. On a CPU there is nothing to synchronize: each path runs once.
+  under ``torch.cuda.set_sync_debug_mode("error")``; a path that syncs runs again under ``"warn"``, every
+  host-device synchronization named by the line of the library that caused it. TER's read-back of the
+  decoded rows is documented and allowed; anything else fails the check. On a CPU there is nothing to
+  synchronize: each path runs once.
 * ``report --out PATH --step NAME=FILE ...``: one JSON report of the environment (device, Python,
-  PyTorch and CUDA versions) and of the steps' figures and times.
+  PyTorch, CUDA and Triton versions, date), of the steps' figures and times, and ``comparisons``: every
+  timed figure with what it is compared with and the ratio. ``gpu_check.sh`` copies a CUDA run's report
+  to ``docs/bench-gpu.json``, the file the tables are made from.
 * ``tables REPORT``: the GPU tables of ``README.md`` and ``docs/speed.md``, rewritten from a report
   between their ``<!-- gpu-check -->`` markers.
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import re
 import sys
@@ -72,6 +76,8 @@ def metric_paths(device: object) -> dict[str, Callable[[], object]]:
         "CHRFScore, subword ids": updated(torch_bleu.CHRFScore(detokenizer=detokenizer), subwords, subword_refs),
         "TERScore, subword ids": updated(torch_bleu.TERScore(detokenizer=detokenizer), subwords, subword_refs),
         "WERScore, ids": updated(torch_bleu.WERScore(**ids), preds, target[:, 0]),
+        "WERScore, ids, weight": updated(torch_bleu.WERScore(**ids), preds, target[:, 0], weight=weight),
+        "CERScore, ids": updated(torch_bleu.CERScore(**ids), preds, target[:, 0]),
         "CERScore, subword ids": updated(torch_bleu.CERScore(detokenizer=detokenizer), subwords, subword_refs),
         "BLEUScore, ids, kept sentences with indices": updated(
             torch_bleu.BLEUScore(keep_sentences=True, **ids), preds, target, indices=torch.arange(64, device=device)
@@ -82,6 +88,12 @@ def metric_paths(device: object) -> dict[str, Callable[[], object]]:
         "self_bleu others, ids": lambda: torch_bleu.self_bleu(preds.view(8, 8, 48), mode="others", ignore_ids=[0, 1]),
         "WERScore, ids, long rows": updated(torch_bleu.WERScore(), long_rows, long_rows.flip(1)),
         "ROUGEScore, ids": updated(torch_bleu.ROUGEScore(sentence_sep_id=3, **ids), preds, target),
+        "ROUGEScore, ids, rougeL and rougeLsum, weight": updated(
+            torch_bleu.ROUGEScore(rouge_types=["rougeL", "rougeLsum"], sentence_sep_id=3, **ids),
+            preds,
+            target,
+            weight=weight,
+        ),
         "ROUGEScore, subword ids": updated(torch_bleu.ROUGEScore(detokenizer=detokenizer), subwords, subword_refs),
         "sentence_rouge, ids": lambda: torch_bleu.sentence_rouge(preds, target[:, 0], **ids),
         "pairwise_rouge, ids": lambda: torch_bleu.pairwise_rouge(preds.view(8, 8, 48), ignore_ids=[0, 1]),
@@ -89,7 +101,11 @@ def metric_paths(device: object) -> dict[str, Callable[[], object]]:
 
 
 def sweep(device_name: str) -> dict[str, object]:
-    """Each path's host syncs (CUDA), or that it ran (CPU); ``ok`` when only documented ones were found."""
+    """Each path's host syncs (CUDA), or that it ran (CPU); ``ok`` when only documented ones were found.
+
+    Each path runs under ``torch.cuda.set_sync_debug_mode("error")``, which stops it at its first host
+    sync; a path stopped so runs again under ``"warn"`` to name every line of the library that syncs.
+    """
     import torch
 
     device = torch.device(device_name)
@@ -100,20 +116,40 @@ def sweep(device_name: str) -> dict[str, object]:
             found[name] = []
             continue
         torch.cuda.synchronize(device)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            torch.cuda.set_sync_debug_mode("warn")
-            try:
-                call()
-            finally:
-                torch.cuda.set_sync_debug_mode("default")
-        found[name] = [
-            f"{Path(warning.filename).name}:{warning.lineno}"
-            for warning in caught
-            if "synchroniz" in str(warning.message).lower()
-        ]
+        found[name] = [] if _runs_without_sync(call) else _sync_lines(call)
     unexpected = {name: lines for name, lines in found.items() if lines and name not in ALLOWED_SYNCS}
     return {"device": device_name, "syncs": found, "allowed": ALLOWED_SYNCS, "ok": not unexpected}
+
+
+def _runs_without_sync(call: Callable[[], object]) -> bool:
+    """Whether ``call`` runs to its end with host syncs made errors."""
+    import torch
+
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        call()
+    except RuntimeError as error:
+        if "synchroniz" not in str(error).lower():
+            raise
+        return False
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    return True
+
+
+def _sync_lines(call: Callable[[], object]) -> list[str]:
+    """The lines (``file:line``) at which ``call`` synchronizes with the host, from PyTorch's warnings."""
+    import torch
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.cuda.set_sync_debug_mode("warn")
+        try:
+            call()
+        finally:
+            torch.cuda.set_sync_debug_mode("default")
+    lines = [f"{Path(w.filename).name}:{w.lineno}" for w in caught if "synchroniz" in str(w.message).lower()]
+    return lines or ["(a sync PyTorch did not attribute)"]
 
 
 def junit_counts(path: Path) -> dict[str, int]:
@@ -135,8 +171,54 @@ def environment(device_name: str) -> dict[str, object]:
         "python": platform.python_version(),
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
+        "triton": _triton_version(),
+        "kernels": os.environ.get("TORCH_BLEU_KERNELS", "auto"),
         "date": time.strftime("%Y-%m-%d"),
     }
+
+
+def _triton_version() -> str | None:
+    try:
+        import triton
+    except ImportError:
+        return None
+    return str(triton.__version__)
+
+
+def comparisons(bench: dict[str, Any]) -> list[dict[str, object]]:
+    """Every timed figure of the bench's ``tensorbleu`` and ``alignments`` workloads: what was timed, in seconds,
+    against what, and how many times faster torch-bleu on the device was."""
+    found: list[dict[str, object]] = []
+    for row in bench.get("tensorbleu") or []:
+        for kind in ("sentence", "corpus"):
+            ours, theirs = row["ms"].get(f"torch-bleu {kind}"), row["ms"].get(f"TensorBLEU {kind}")
+            if ours is None:
+                continue
+            found.append(
+                {
+                    "figure": f"{kind} BLEU, {row['batch']} x {row['width']} ids",
+                    "seconds": ours / 1e3,
+                    "against": "TensorBLEU",
+                    "against_seconds": None if theirs is None else theirs / 1e3,
+                    "ratio": None if theirs is None else theirs / ours,
+                }
+            )
+    figures = (bench.get("alignments") or {}).get("figures", [])
+    for figure in figures:
+        if figure["contender"] == figure["against"]:
+            continue
+        key = (figure["metric"], figure["batch"], figure["against"])
+        ours = next(each["seconds"] for each in figures if (each["metric"], each["batch"], each["contender"]) == key)
+        found.append(
+            {
+                "figure": f"{figure['metric']} from ids, batch {figure['batch']}",
+                "seconds": ours,
+                "against": figure["contender"],
+                "against_seconds": figure["seconds"],
+                "ratio": figure["ratio"],
+            }
+        )
+    return found
 
 
 def report(out: Path, device_name: str, steps: Sequence[str], seconds: Sequence[str]) -> dict[str, object]:
@@ -152,9 +234,11 @@ def report(out: Path, device_name: str, steps: Sequence[str], seconds: Sequence[
             figures[name] = junit_counts(path)
         else:
             figures[name] = json.loads(path.read_text())
+    bench = figures.get("bench")
     result = {
         "environment": environment(device_name),
         "seconds": {name: float(value) for name, value in timing.items()},
+        "comparisons": comparisons(bench) if isinstance(bench, dict) and "missing" not in bench else [],
         "steps": figures,
     }
     out.write_text(json.dumps(result, indent=1))
@@ -183,7 +267,11 @@ def tables(report_path: Path, pages: Sequence[Path] = PAGES) -> str:
     ]
     for row in bench.get("tensorbleu") or []:
         cells = ", ".join(f"{name} {value:.2f} ms" for name, value in row["ms"].items())
+        faster = row.get("torch_bleu_faster_by") or {}
+        if faster:
+            cells += "; torch-bleu faster by " + ", ".join(f"{value:.1f}x ({kind})" for kind, value in faster.items())
         lines.append(f"| BLEU of {row['batch']} x {row['width']} | {cells} |")
+    lines += _alignment_rows((bench.get("alignments") or {}).get("figures", []))
     for name in ("rl", "update"):
         figures = bench.get(name) or {}
         if "seconds" in figures:
@@ -197,6 +285,25 @@ def tables(report_path: Path, pages: Sequence[Path] = PAGES) -> str:
         if pattern.search(text):
             page.write_text(pattern.sub(lambda _: f"{MARKER}\n{table}\n{MARKER}", text))
     return table
+
+
+def _alignment_rows(figures: list[dict[str, Any]]) -> list[str]:
+    """One table row per metric and batch size of the ``alignments`` workload: the device's time and how many
+    times faster it is than each other contender."""
+    rows = []
+    for figure in figures:
+        if figure["contender"] != figure["against"]:
+            continue
+        others = [
+            f"{other['ratio']:.2f}x {other['contender'].removeprefix('torch-bleu, ')}"
+            for other in figures
+            if (other["metric"], other["batch"]) == (figure["metric"], figure["batch"]) and other is not figure
+        ]
+        rows.append(
+            f"| {figure['metric']} from ids, batch {figure['batch']} | {1e3 * figure['seconds']:.2f} ms; "
+            f"faster than {', '.join(others) or '-'} |"
+        )
+    return rows
 
 
 def main(argv: Sequence[str] | None = None) -> int:

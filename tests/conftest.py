@@ -10,7 +10,9 @@ against importing conftest).
 ``--device cuda`` runs the same tests with their inputs on a GPU: PyTorch's default device becomes
 ``cuda``, so every tensor a test makes with ``torch.tensor``, ``torch.zeros``, ``torch.randint``, ...,
 and every metric's states, live there (``scripts/gpu_check.sh`` runs the exactness and life-cycle
-tests this way). Tensors made from NumPy arrays stay on the CPU, as they do for a user.
+tests this way). Tensors made from NumPy arrays stay on the CPU, as they do for a user. Without a GPU,
+``TRITON_INTERPRET=1`` is set for the whole run, before anything imports Triton (``torch.compile`` does),
+so that the tests of Triton's kernels can run them in its interpreter.
 
 Without ``--slow``, each property test draws a quarter of the examples its ``@settings`` ask for
 (:data:`QUICK_SHARE`); CI draws them all. The ``vocabulary`` fixture gives the subword tests their
@@ -20,6 +22,7 @@ tokenizers (:mod:`vocabularies`).
 from __future__ import annotations
 
 import math
+import os
 
 import pytest
 import torch
@@ -49,6 +52,8 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError("--device cuda: PyTorch sees no CUDA device here")
     if device.type != "cpu":
         torch.set_default_device(device)
+    elif not torch.cuda.is_available():  # Triton's kernels run in its interpreter, set before anything imports it
+        os.environ.setdefault("TRITON_INTERPRET", "1")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

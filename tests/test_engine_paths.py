@@ -272,15 +272,14 @@ def test_each_algorithm_runs_on_the_meta_device(algorithm, monkeypatch):
 @pytest.mark.parametrize("algorithm", PATHS)
 @pytest.mark.parametrize(
     "preds_shape, target_shape",
-    [((0, 5), (0, 2, 4)), ((3, 0), (3, 1, 0)), ((3, 0), (3, 2, 5)), ((3, 4), (3, 2, 0)), ((2, 4), (2, 0, 4))],
+    [((0, 5), (0, 2, 4)), ((3, 0), (3, 1, 0)), ((3, 0), (3, 2, 5)), ((3, 4), (3, 2, 0))],
 )
 def test_empty_shapes(algorithm, preds_shape, target_shape):
     preds = torch.ones(preds_shape, dtype=torch.int64)
     target = torch.ones(target_shape, dtype=torch.int64)
     stats = bleu_statistics(preds, target, algorithm=algorithm)
     assert stats.matches.shape == (preds_shape[0], 4)
-    if target_shape[1]:
-        assert_matches_sacrebleu(preds, target, algorithm=algorithm)
+    assert_matches_sacrebleu(preds, target, algorithm=algorithm)
 
 
 def test_unknown_algorithm_and_oversized_rows_are_rejected(monkeypatch):

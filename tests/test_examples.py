@@ -90,6 +90,11 @@ def test_summarization_validation_quick(capsys: pytest.CaptureFixture) -> None:
     intervals = result["intervals"]
     assert list(intervals) == list(summarization_validation.ROUGE_TYPES)
     assert all(low[2] <= mid[2] <= high[2] for low, mid, high in intervals.values())
+    # the Hugging Face recipe (decode, split into sentences, ROUGE) gives the metric's numbers from ids
+    assert "compute_metrics (decode, split into sentences, ROUGE) gives the metric's numbers" in out
+    recipe, unsplit = result["compute_metrics"], result["unsplit"]
+    assert recipe == pytest.approx({name: 100 * value for name, value in history[-1].items()}, abs=1e-9)
+    assert unsplit["rougeLsum"] == unsplit["rougeL"] == recipe["rougeL"]
     # seeded: a second run repeats the first exactly, intervals included
     again = summarization_validation.main(["--quick", "--seed", "1"])
     assert (again["history"], again["intervals"]) == (history, intervals)

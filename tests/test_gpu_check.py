@@ -32,7 +32,23 @@ def test_the_check_runs_every_step_on_the_cpu_and_writes_its_report(tmp_path):
     assert set(report["seconds"]) == {"tests", "syncs", "bench"}
 
 
+ALIGNMENT_FIGURES = [
+    {"metric": "WER", "batch": 8, "contender": name, "seconds": seconds, "against": "torch-bleu, cuda", "ratio": ratio}
+    for name, seconds, ratio in [
+        ("torch-bleu, cuda", 0.01, 1.0),
+        ("torch-bleu, cpu", 0.02, 2.0),
+        ("loop + jiwer", 0.03, 3.0),
+    ]
+]
+
+
 def _report(tmp_path: Path, device_kind: str) -> Path:
+    path = tmp_path / "report.json"
+    path.write_text(_report_json(device_kind))
+    return path
+
+
+def _report_json(device_kind: str) -> str:
     bleu = {"batch": 256, "width": 1024, "ms": {"torch-bleu sentence": 0.71, "TensorBLEU sentence": 2.5}}
     report = {
         "environment": {
@@ -50,12 +66,11 @@ def _report(tmp_path: Path, device_kind: str) -> Path:
             "bench": {
                 "tensorbleu": [bleu],
                 "update": {"batch": 256, "width": 1024, "seconds": [0.0009, 0.0008, 0.001]},
+                "alignments": {"figures": ALIGNMENT_FIGURES},
             },
         },
     }
-    path = tmp_path / "report.json"
-    path.write_text(json.dumps(report))
-    return path
+    return json.dumps(report)
 
 
 def test_the_report_of_a_gpu_run_becomes_the_tables_between_the_markers(tmp_path):
@@ -69,6 +84,21 @@ def test_the_report_of_a_gpu_run_becomes_the_tables_between_the_markers(tmp_path
     assert "TERScore, subword ids: 1 (statistics.py:61) (only documented ones)" in table
     assert "torch-bleu sentence 0.71 ms, TensorBLEU sentence 2.50 ms" in table
     assert "| update, 256 x 1024 | torch-bleu 0.90 ms |" in table
+    assert "| WER from ids, batch 8 | 10.00 ms; faster than 2.00x cpu, 3.00x loop + jiwer |" in table
+
+
+def test_the_comparisons_name_every_figure_with_its_peer_and_ratio():
+    bench = json.loads(_report_json("cuda"))["steps"]["bench"]
+    found = gpu_check.comparisons(bench)
+    assert {
+        "figure": "WER from ids, batch 8",
+        "seconds": 0.01,
+        "against": "loop + jiwer",
+        "against_seconds": 0.03,
+        "ratio": 3.0,
+    } in found
+    sentence = next(row for row in found if row["figure"] == "sentence BLEU, 256 x 1024 ids")
+    assert sentence["against"] == "TensorBLEU" and sentence["ratio"] == pytest.approx(2.5 / 0.71)
 
 
 def test_a_cpu_report_is_not_written_into_the_gpu_tables(tmp_path):

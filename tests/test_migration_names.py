@@ -181,3 +181,27 @@ def test_rouge_results_in_a_metric_collection():
 def _updated(metric):
     metric.update(HYPOTHESES, REFERENCES)
     return metric
+
+
+@pytest.mark.parametrize("call", ["update", "forward"])
+def test_a_metric_collection_given_evaluates_names_says_what_to_pass(call):
+    collection = MetricCollection({name: make() for name, make in METRICS.items()})
+    method = collection.update if call == "update" else collection
+    with pytest.raises(TypeError, match=r"takes preds and target: pass them by position or as preds= and target="):
+        method(predictions=HYPOTHESES, references=REFERENCES)
+    collection.update(HYPOTHESES, target=REFERENCES)  # one by position, one by name
+    for name, make in METRICS.items():
+        alone = make()
+        alone.update(HYPOTHESES, REFERENCES)
+        got, expected = collection[name].compute(), alone.compute()
+        assert (
+            (got == expected)
+            if not isinstance(got, dict)
+            else {k: v.item() for k, v in got.items()} == {k: v.item() for k, v in expected.items()}
+        )
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_a_function_called_without_its_batch_says_what_to_pass(name):
+    with pytest.raises(TypeError, match=rf"^{name} takes preds and target: pass them by position or as preds="):
+        getattr(torch_bleu, name)(HYPOTHESES, **FUNCTIONS[name])

@@ -32,7 +32,7 @@ MAKERS = {
     "wer-subwords": (lambda **kw: WERScore(ignore_ids=[PAD], detokenizer=WORDS, **kw), 1),
     "rouge": (lambda **kw: ROUGEScore(ignore_ids=[PAD], eos_id=EOS, rouge_types=("rouge1", "rougeL"), **kw), 3),
     "rouge-subwords": (
-        lambda **kw: ROUGEScore(ignore_ids=[PAD], detokenizer=WORDS, rouge_types=("rouge2", "rougeLsum"), **kw),
+        lambda **kw: ROUGEScore(ignore_ids=[PAD], detokenizer=WORDS, rouge_types=("rouge2", "rougeL"), **kw),
         3,
     ),
 }

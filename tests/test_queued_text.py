@@ -185,3 +185,18 @@ def test_a_reused_weight_tensor_counts_as_it_was_at_update():
     expected = BLEUScore(tokenize="13a")
     expected.update(["a b c d", "e f g h", "a b c d", "x y z w"], ["a b c d", "e f g h"] * 2)
     assert metric.compute() == expected.compute()
+
+
+@pytest.mark.parametrize(
+    "make", [lambda: BLEUScore(tokenize="13a"), CHRFScore, WERScore], ids=["BLEUScore", "CHRFScore", "WERScore"]
+)
+def test_a_queue_counted_in_parts_gives_the_states_of_one_batch(monkeypatch, make):
+    hyps, refs = corpus(5, 40)
+    metric = make()
+    monkeypatch.setattr(type(metric), "text_part", 7)
+    for first in range(0, 40, 8):
+        metric.update(hyps[first : first + 8], refs[first : first + 8])
+    metric.update(hyps, refs)  # a batch larger than a part
+    expected = make()
+    expected.update(hyps + hyps, refs + refs)
+    assert_same(metric, expected)

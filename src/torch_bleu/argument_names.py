@@ -78,6 +78,10 @@ def takes_preds_and_target(function: Function, *, like: Callable[..., Any] | Non
     parameters = inspect.signature(like if like is not None else function).parameters
     foreign = frozenset(FOREIGN_NAMES) - frozenset(parameters)
     method = next(iter(parameters), None) == "self"
+    first = 1 if method else 0  # the first positional argument of the batch
+    needs_batch = like is None and all(
+        key in parameters and parameters[key].default is inspect.Parameter.empty for key in ("preds", "target")
+    )
     name = function.__name__
 
     @functools.wraps(function)
@@ -85,9 +89,28 @@ def takes_preds_and_target(function: Function, *, like: Callable[..., Any] | Non
         if kwargs and not foreign.isdisjoint(kwargs):
             owner = f"{type(args[0]).__name__}.{name}" if method and args else name
             raise foreign_names_error(owner, [key for key in kwargs if key in foreign])
+        if needs_batch and len(args) - first + ("preds" in kwargs) + ("target" in kwargs) < 2:
+            raise missing_batch_error(f"{type(args[0]).__name__}.{name}" if method and args else name, method)
         return function(*args, **kwargs)
 
     return checked  # type: ignore[return-value]
+
+
+def missing_batch_error(owner: str, method: bool) -> TypeError:
+    """The error for a call of ``owner`` without its batch; for a metric's method, most often from a
+    ``MetricCollection`` given other libraries' names, which it passes on only where ``update`` names them.
+
+    Example:
+        >>> print(missing_batch_error("BLEUScore.update", method=True))  # doctest: +NORMALIZE_WHITESPACE
+        BLEUScore.update takes preds and target: pass them by position or as preds= and target=
+        (a MetricCollection passes on only the keyword arguments update() names, so predictions= and
+        references= never reach it)
+    """
+    why = (
+        " (a MetricCollection passes on only the keyword arguments update() names, so predictions= and "
+        "references= never reach it)"
+    )
+    return TypeError(f"{owner} takes preds and target: pass them by position or as preds= and target={why * method}")
 
 
 def foreign_names_error(owner: str, names: list[str]) -> TypeError:

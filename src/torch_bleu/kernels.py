@@ -10,8 +10,8 @@ need Triton (it ships with PyTorch's CUDA builds on Linux). The environment vari
 * ``auto`` (the default): Triton's kernels for CUDA tensors when ``triton`` imports, PyTorch's otherwise;
 * ``torch``: PyTorch's always;
 * ``triton``: Triton's for every tensor on the device path. CPU tensors then take the device path too,
-  and run the kernels in Triton's interpreter, which needs ``TRITON_INTERPRET=1`` set before the first
-  kernel runs: that is how the kernels are tested without a GPU (slowly).
+  and run the kernels in Triton's interpreter, which needs ``TRITON_INTERPRET=1`` set before Triton is
+  first imported (``torch.compile`` imports it): that is how the kernels are tested without a GPU (slowly).
 
 Triton is imported only when a kernel is about to run, never with the package.
 
@@ -78,6 +78,6 @@ def triton_runs(device: Device) -> bool:
     if device.type == "cpu" and os.environ.get("TRITON_INTERPRET") != "1":
         raise InputError(
             f"{KERNELS_VARIABLE}=triton runs CPU tensors in Triton's interpreter: set TRITON_INTERPRET=1 too "
-            "(before the first kernel runs)"
+            "(before Triton is first imported)"
         )
     return True

@@ -10,6 +10,7 @@ column of the dataset.
 
 from __future__ import annotations
 
+import math
 import reprlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
@@ -207,7 +208,25 @@ def _column_entries(column: Any, name: str, count: int) -> list[Any]:
         raise InputError(f"{wanted}, got {type(column).__name__}")
     if len(entries) != count:
         raise InputError(f"{wanted}, got {len(entries)} entries")
+    for index, entry in enumerate(entries):
+        if _absent(entry):
+            raise InputError(
+                f"{name}[{index}] is {entry!r}: completion {index} has no reference to be scored against; a reward "
+                "needs one for every completion: pass '' for an empty reference, a list of strings for several, or "
+                "leave examples without one out of the dataset (dataset.filter)"
+            )
+        for position, reference in enumerate([] if isinstance(entry, str) else _entries(entry) or []):
+            if _absent(reference):
+                raise InputError(
+                    f"{name}[{index}][{position}] is {reference!r}: each reference of completion {index} is a string "
+                    "('' for an empty one); leave an absent reference out of the list"
+                )
     return entries
+
+
+def _absent(reference: object) -> bool:
+    """Whether ``reference`` marks a missing value: ``None`` (Hugging Face datasets) or NaN (pandas)."""
+    return reference is None or (isinstance(reference, float) and math.isnan(reference))
 
 
 def _entries(value: Any) -> list[Any] | None:

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
 from torch import Tensor
 
 from ..arrays import is_integer
+from ..errors import InputError
 from .batch import (
     SEQUENCES,
     TokenBatch,
@@ -90,7 +91,37 @@ def _check_id_tensor(value: object, name: str, role: str) -> Tensor:
     dims, description = LAYOUTS[role]
     if value.dim() not in dims:
         raise ValueError(f"{name} must be {description}, got shape {tuple(value.shape)}")
+    if value.dim() == 3 and value.shape[0] and not value.shape[1]:
+        raise InputError(
+            f"{name} of shape {tuple(value.shape)} has no reference per hypothesis; every hypothesis needs at least "
+            f"one (it may be empty: a ({value.shape[0]}, 1, 0) tensor, or [[]] per hypothesis in a list)"
+        )
+    if value.dtype == torch.uint64:
+        check_fits_int64(value, name)
     return value
+
+
+def check_fits_int64(value: Tensor, name: str) -> None:
+    """Refuse ``torch.uint64`` ids of ``2**63`` and above, which int64 (the ids' type here) cannot hold: on the
+    CPU by their values; elsewhere, where reading them would wait for the device, the dtype is refused.
+
+    Example:
+        >>> check_fits_int64(torch.tensor([5, 2**63], dtype=torch.uint64), "preds")
+        Traceback (most recent call last):
+        ...
+        torch_bleu.errors.InputError: preds holds the id 9223372036854775808, above the int64 ids that tokens are ...
+    """
+    if value.device.type != "cpu":
+        raise InputError(
+            f"{name} holds torch.uint64 ids on {value.device}, which would have to be read back to check that they "
+            f"fit int64 (the ids' type here); pass {name}.long() if every id is below 2**63"
+        )
+    if value.numel() and bool((value.view(torch.int64) < 0).any()):
+        outside = int(value.view(torch.int64).min()) + 2**64
+        raise InputError(
+            f"{name} holds the id {outside}, above the int64 ids that tokens are here (at most 2**63 - 1); map the "
+            "ids to smaller ones first"
+        )
 
 
 def _check_sequence(value: object, name: str) -> TokenIds:
@@ -163,7 +194,13 @@ def _ints_to_tensor(values: Sequence[object], device: torch.device) -> Tensor:
     try:
         return torch.tensor(values, dtype=torch.int64, device=device)
     except (OverflowError, RuntimeError, ValueError) as error:
-        raise ValueError(f"token ids must fit in int64 ({error})") from None
+        ints = cast("list[numbers.Integral]", values)  # checked above
+        outside = next((int(value) for value in ints if not -(2**63) <= int(value) < 2**63), None)
+        if outside is None:
+            raise ValueError(f"token ids must fit in int64 ({error})") from None
+        raise InputError(
+            f"token ids must fit in int64 (at most 2**63 - 1), got {outside}; map the ids to smaller ones first"
+        ) from None
 
 
 def _flatten(rows: Sequence[TokenIds], device: torch.device) -> tuple[Tensor, list[int]]:

@@ -48,6 +48,7 @@ from .sentences import (
     KeptCorpus,
     check_indices,
     check_kept_rows,
+    check_repeated_indices,
     corpus_sentences,
     sentence_rows,
 )
@@ -101,6 +102,9 @@ class CountingMetric(Metric):
     config_class: ClassVar[type[SubwordConfig]] = SubwordConfig
     #: The states that sum the statistics, in the order :meth:`sentence_statistics` gives them.
     state_names: ClassVar[tuple[str, ...]] = ()
+    #: How many queued sentences are counted together (at most :data:`~.queued_text.MOST_QUEUED`): enough to
+    #: spread the cost of a call, few enough that the arrays of a part stay in the processor's caches.
+    text_part: ClassVar[int] = MOST_QUEUED
 
     config: SubwordConfig
     counted_with: Tensor
@@ -231,7 +235,10 @@ class CountingMetric(Metric):
 
         ``indices`` is an optional ``(B,)`` integer tensor of the sentences' positions in the dataset.
         With ``keep_sentences=True`` the kept sentences follow them, so that intervals and tests are the
-        same on 1 or N ranks (:mod:`~torch_bleu.metrics.sentences`); the sums do not depend on them.
+        same on 1 or N ranks (:mod:`~torch_bleu.metrics.sentences`); the sums do not depend on them. An
+        index counted twice (two sentences of non-zero weight) is refused: on the CPU by ``update`` within
+        a batch; across batches and ranks, and on an accelerator (where checking would wait for the
+        device), when the kept sentences are read (``confidence_interval``, the paired tests).
         """
         text = self.queueable_text(preds, target)
         if text is not None:
@@ -293,6 +300,8 @@ class CountingMetric(Metric):
         rows = check_indices(indices, batch, self.device) if indices is not None else None
         if weight is not None:
             check_weight(weight, batch, self.device)
+        if rows is not None:
+            check_repeated_indices(rows, weight)
         return rows
 
     def count_queued(self) -> None:
@@ -322,19 +331,15 @@ class CountingMetric(Metric):
     def _count_text(
         self, hypotheses: list[str], references: list[list[str]], weight: Tensor | None, rows: Tensor | None
     ) -> None:
-        """Count checked strings :data:`~.queued_text.MOST_QUEUED` sentences at a time (less per sentence than
-        one batch of a whole corpus), adding nothing unless every part was counted."""
+        """Count checked strings :attr:`text_part` sentences at a time (less per sentence than one batch of a
+        whole corpus), adding nothing unless every part was counted."""
+        part = self.text_part
         parts = [
-            (
-                start,
-                self.sentence_statistics(
-                    hypotheses[start : start + MOST_QUEUED], references[start : start + MOST_QUEUED]
-                ),
-            )
-            for start in range(0, len(hypotheses), MOST_QUEUED)
+            (start, self.sentence_statistics(hypotheses[start : start + part], references[start : start + part]))
+            for start in range(0, len(hypotheses), part)
         ]
         for start, statistics in parts:
-            span = slice(start, start + MOST_QUEUED)
+            span = slice(start, start + part)
             self._add(statistics, None if weight is None else weight[span], None if rows is None else rows[span])
 
     def _add(self, statistics: Sequence[Any], weight: Tensor | None, rows: Tensor | None) -> None:

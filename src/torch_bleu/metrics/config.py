@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar, TypedDict, TypeVar
 
+from ..errors import InputError
 from ..inputs.advice import PlainIds, wrong_kind_hint
 from ..options import TokenIdsOption, check_token_ids
 
@@ -277,12 +278,12 @@ class SubwordConfig(MetricConfig):
             >>> WERConfig(eos_id=2).check_strings()
             Traceback (most recent call last):
             ...
-            ValueError: eos_id applies to rows of token ids; WER reads strings as they are (text has no ids)
+            torch_bleu.errors.InputError: eos_id applies to rows of token ids; WER reads strings as they are (text ...
         """
         for name, ids in (("ignore_ids", self.ignored_ids), ("eos_id", self.eos_ids)):
             if ids:
                 reads = f"{self.metric_name} reads strings as they are (text has no ids)"
-                raise ValueError(f"{name} applies to rows of token ids; {reads}")
+                raise InputError(f"{name} applies to rows of token ids; {reads}")
 
     def check_text(self, text: Text) -> None:
         """Refuse checked strings this metric cannot count (none here; TER's references are at most 16, say)."""

@@ -1,7 +1,8 @@
 """Text batches a metric counts together: ``update()`` checks a batch of strings and queues it; the queue is
-counted, :data:`MOST_QUEUED` sentences at a time, when a state of the metric is read. Batches of ids are
-queued alike (:mod:`.queued_ids`), with what every queue shares here: :class:`QueuedBatches` (each
-batch's size, weight and indices) and :class:`CountedState`.
+counted when a state of the metric is read, in parts of the metric's ``text_part`` sentences (at most
+:data:`MOST_QUEUED`; BLEU's 256, whose word numbering slows once its arrays outgrow the caches). Batches
+of ids are queued alike (:mod:`.queued_ids`), with what every queue shares here: :class:`QueuedBatches`
+(each batch's size, weight and indices) and :class:`CountedState`.
 
 Counting text has a cost per call (tokenizing, numbering words, a few dozen array operations) that a
 validation loop's batches of 8 or 32 sentences pay again and again; counted a thousand sentences at a

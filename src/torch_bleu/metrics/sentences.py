@@ -11,7 +11,8 @@ the weights, on the rows' device, once:
 * with dataset indices, rows are sorted by index, so the corpus is in dataset order however the
   sentences were split into batches and ranks; two counted rows with the same index are refused (a
   ``DistributedSampler`` repeats samples to even out the ranks: give the repeats weight 0, which also
-  keeps them out of ``compute()``);
+  keeps them out of ``compute()``): by ``update`` where they come in one batch on the CPU
+  (:func:`check_repeated_indices`), else when the sentences are read;
 * without them, rows stay in the order they arrived: on one process the order of the ``update``
   calls; after a DDP sync, rank 0's rows, then rank 1's, and so on;
 * a sentence of weight ``k`` enters the corpus ``k`` times (in its place), one of weight 0 not at all,
@@ -35,6 +36,7 @@ import torch
 from torch import Tensor
 
 from ..arrays import is_integer
+from ..errors import InputError
 
 #: Columns a kept row has besides the statistics: the sentence's weight and its dataset index.
 BOOKKEEPING_COLUMNS = 2
@@ -93,6 +95,32 @@ def check_indices(indices: object, batch: int, device: torch.device) -> Tensor:
     return indices.long()
 
 
+def check_repeated_indices(indices: Tensor, weight: Tensor | None) -> None:
+    """Refuse a batch on the CPU that counts a dataset index twice (two sentences of non-zero weight with the same
+    index), as the kept corpus would (:func:`corpus_sentences`). On an accelerator, where reading the indices
+    would wait for the device, they are checked when the kept sentences are read, as are repeats across
+    updates and ranks.
+
+    Example:
+        >>> check_repeated_indices(torch.tensor([3, 5, 3]), torch.tensor([1, 1, 0]))  # the repeat has weight 0
+        >>> check_repeated_indices(torch.tensor([3, 5, 3]), None)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        torch_bleu.errors.InputError: dataset index 3 is counted twice in this batch; give repeated samples ...
+    """
+    if indices.device.type != "cpu" or indices.shape[0] < 2:
+        return
+    counted = indices if weight is None else indices[weight != 0]
+    ordered = torch.sort(counted).values
+    repeated = ordered[1:] == ordered[:-1]
+    if bool(repeated.any()):
+        raise InputError(
+            f"dataset index {int(ordered[1:][repeated][0])} is counted twice in this batch; give repeated samples "
+            "(such as those DistributedSampler adds to even out the ranks) weight 0, which also leaves them out of "
+            "compute()"
+        )
+
+
 def check_kept_rows(rows: Tensor) -> None:
     """Refuse merged or loaded kept rows ``(n, F + 2)`` whose statistics or weights are negative (they count),
     or whose dataset index is below :data:`NO_INDEX`. Their values are read, as merges and loads may.
@@ -132,6 +160,11 @@ def corpus_sentences(rows: Tensor) -> tuple[Tensor, Tensor | None]:
     (``None`` without them): ordered by index, each sentence repeated by its weight, weight 0 left out."""
     statistics, weights, positions = rows[:, :-2], rows[:, -2], rows[:, -1]
     sentences = int(weights.sum())
+    if not sentences:
+        raise InputError(
+            f"no kept sentence has a non-zero weight ({rows.shape[0]} kept, each of weight 0): the corpus is empty, "
+            "so there is nothing to resample; give update() weight 1 (or more) to the sentences that count"
+        )
     if sentences > MAX_CORPUS_SENTENCES:
         raise ValueError(
             f"the kept sentences weigh {sentences} in all: intervals and paired tests resample the weighted "

@@ -22,6 +22,7 @@ from ..detokenize.detokenizer import Detokenizer
 from ..detokenize.pipeline import decoded_chars
 from ..engine.rows import kept_ids
 from ..errors import InputError
+from ..inputs.ids import check_fits_int64
 from ..text.code_points import strings_from_rows
 
 #: The shape of ids, by role: ``S`` sources, ``N`` candidates or ``M`` references each, ``L`` ids a row.
@@ -136,6 +137,8 @@ def checked_ids(value: object, name: str) -> Tensor:
     if not is_integer(value):
         hint = f"; if these are token ids stored as floats, pass {name}.long()" if value.is_floating_point() else ""
         raise InputError(f"{name} must hold integer token ids, got dtype {value.dtype}{hint}")
+    if value.dtype == torch.uint64:
+        check_fits_int64(value, name)
     return value
 
 

@@ -21,6 +21,7 @@ from ..metrics.rouge.config import ROUGEConfig, ROUGEOptions, RougeType
 from ..metrics.rouge.device_statistics import TextRows
 from ..metrics.rouge.kinds import NGrams, RougeKind
 from ..metrics.rouge.score import rouge_scores
+from ..metrics.rouge.sentence_splitting import SentencesSeen, split_texts, texts_with_second_sentence
 from ..metrics.rouge.statistics import pair_statistics
 from ..metrics.rouge.words import text_words
 from ..threads import within_cpu_share
@@ -63,9 +64,10 @@ def pairwise_rouge(
         references: ``S`` lists of reference strings (``M_s`` each), or ``(S, M, L)`` ids; ``None`` (the
             default) scores the candidates against each other, as MBR decoding does.
         rouge_type: one of ``rouge1`` .. ``rouge9``, ``rougeL`` and ``rougeLsum`` (summaries split into
-            sentences at newlines; rows of plain ids at ``sentence_sep_id``).
+            sentences at newlines, or by ``split_sentences``; rows of plain ids at ``sentence_sep_id``).
         **options: any option of :class:`~torch_bleu.ROUGEConfig` but ``rouge_types`` and ``accumulate``:
-            ``use_stemmer``, ``tokenize``, ``sentence_sep_id``, ``ignore_ids``, ``eos_id``, ``detokenizer``.
+            ``use_stemmer``, ``tokenize``, ``sentence_sep_id``, ``split_sentences``, ``ignore_ids``, ``eos_id``,
+            ``detokenizer``.
 
     Returns:
         ``N`` and ``M`` are the most candidates and references of a source; entries past a source's own
@@ -85,7 +87,10 @@ def pairwise_rouge(
         [[1.0, 0.8571428571428571], [0.8571428571428571, 1.0]]
     """
     config = pairwise_config(rouge_type, options)
-    rows = word_rows(candidates, references, config)
+    seen = SentencesSeen.wanted(config.types, config.split_sentences)
+    rows = word_rows(candidates, references, config, seen)
+    if seen is not None:
+        seen.warn()
     (kind,) = config.kinds
     candidate_lengths, reference_lengths, present = side_lengths(rows.grouped)
     if isinstance(kind, NGrams):
@@ -123,9 +128,11 @@ def pairwise_config(rouge_type: RougeType, options: ROUGEOptions) -> ROUGEConfig
     return ROUGEConfig.from_options({**options, "rouge_types": (rouge_type,)})
 
 
-def word_rows(candidates: Any, references: Any, config: ROUGEConfig) -> WordRows:
-    """The words of every row: strings and decoded subword ids read as the metric reads them (on the host),
-    plain ids as words (where they are); ``references=None``: the candidates are the references too.
+def word_rows(candidates: Any, references: Any, config: ROUGEConfig, seen: SentencesSeen | None = None) -> WordRows:
+    """The words of every row: strings and decoded subword ids read as the metric reads them (on the host,
+    split into sentences by ``config.split_sentences``), plain ids as words (where they are);
+    ``references=None``: the candidates are the references too. ``seen`` notes whether a row had a second
+    sentence (of text, or of plain ids without ``sentence_sep_id``: none).
 
     Example:
         >>> rows = word_rows([["The cat.\\nA cat", "cat"]], None, ROUGEConfig())
@@ -138,12 +145,19 @@ def word_rows(candidates: Any, references: Any, config: ROUGEConfig) -> WordRows
     if isinstance(candidates, Tensor):
         rows, keep, counts, reference_counts = grouped_ids(candidates, references, config.ignored_ids, config.eos_ids)
         if config.detokenizer is None:
+            if seen is not None and config.sentence_sep_id is None:
+                seen.add(False)
             return _id_words(rows, keep, counts, reference_counts, config)
         grouped = decoded_grouped(rows, keep, counts, reference_counts, config.detokenizer)
     else:
+        config.check_strings()
         grouped = grouped_strings(candidates, references)
     texts, counts, reference_counts = grouped
+    if config.split_sentences is not None:
+        texts = split_texts(texts, config.split_sentences)
     found = text_words(texts, config.tokenize, config.use_stemmer)
+    if seen is not None:
+        seen.add(texts_with_second_sentence(found.lines, found.lengths))
     tokens, lines, lengths = (torch.from_numpy(values) for values in (found.ids, found.lines, found.lengths))
     return WordRows(GroupedRows(tokens, lengths, counts, reference_counts), *_padded(tokens, lines, lengths))
 

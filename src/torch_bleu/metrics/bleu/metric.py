@@ -80,6 +80,9 @@ class BLEUScore(CorpusScoreMetric):
 
     config_class = BLEUConfig
     state_names = ("numerator", "denominator", "preds_len", "target_len")
+    #: BLEU's words are numbered by a hash table whose arrays outgrow the caches past a few hundred
+    #: sentence pairs: 4 WMT17 systems from text take a third longer counted 1,024 lines at a time than 256.
+    text_part = 256
     config: BLEUConfig
     numerator: Tensor
     denominator: Tensor

@@ -3,8 +3,9 @@
 :mod:`.config` (the options; each type's kind from :mod:`.kinds`: ``NGrams(n)``, ``LCS``, ``UnionLCS``,
 with each kind's counts and a pair's statistics from its hits written once), :mod:`.counting` (input to
 each sentence's statistics, of its best or averaged references), :mod:`.score` (precision, recall and
-F-measure; exact corpus means in fixed point), :mod:`.bootstrap` (rouge-score's intervals),
-:mod:`.functional` and :mod:`.metric` (the public API).
+F-measure; exact corpus means in fixed point), :mod:`.states` (what the metric's states can hold, checked
+where weights and states come in), :mod:`.bootstrap` (rouge-score's intervals), :mod:`.functional` and
+:mod:`.metric` (the public API).
 
 Words: :mod:`.words` reads strings as rouge-score's tokenizer does (:mod:`.stemming`,
 :mod:`.unicode_tokens`), :mod:`.code_points` reads decoded code points on their device; each word keeps
@@ -25,5 +26,8 @@ Where ``rougeLsum`` (:class:`.kinds.UnionLCS`) is computed, for each kind of inp
   words clipped by the engine's unigram counts;
 * subword ids: decoded on their device (:mod:`torch_bleu.detokenize`), words and sentences (at
   newlines) by :func:`.code_points.rouge_char_words`, then counted as token ids are; with
-  ``use_stemmer`` the decoded text comes to the host and is counted as strings are.
+  ``use_stemmer`` or ``split_sentences`` the decoded text comes to the host and is counted as strings are.
+
+:mod:`.sentence_splitting` splits text into sentences with the user's splitter (``split_sentences``) and
+warns when ``rougeLsum`` can only equal ``rougeL``.
 """

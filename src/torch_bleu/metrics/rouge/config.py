@@ -5,11 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
+from ...errors import InputError
 from ...options import check_choice, check_flag, check_whole
 from ..config import SubwordConfig, SubwordOptions
 from .kinds import RougeKind, kind_of
+from .sentence_splitting import SentenceSplitter, SplitterName, check_splitter, splitter_name
 
 if TYPE_CHECKING:
     from torch import Tensor
@@ -49,8 +51,8 @@ FOREIGN_OPTIONS = {
         "median of bootstrap means instead)"
     ),
     "split_summaries": (
-        "rouge-score's split_summaries (nltk's sentence splitter) is not an option here: rougeLsum splits "
-        "summaries at newlines; join each summary's sentences with '\\n' first"
+        "rouge-score's split_summaries=True is split_sentences=nltk.sent_tokenize here (any function from a "
+        "summary's text to its list of sentences)"
     ),
     "predictions": "the predictions are the first argument here, preds (preds, target)",
     "references": "the references are the second argument here, target (preds, target)",
@@ -68,6 +70,7 @@ class ROUGEOptions(SubwordOptions, total=False):
     tokenize: RougeTokenizer
     accumulate: Accumulate
     sentence_sep_id: int | None
+    split_sentences: SentenceSplitter | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -87,6 +90,10 @@ class ROUGEConfig(SubwordConfig):
             ``"avg"`` averages the precision, recall and F-measure of all references, each on its own.
         sentence_sep_id: rows of plain ids: the id that separates sentences for ``rougeLsum`` (it
             counts as no word); without it a row is one sentence.
+        split_sentences: strings and subword ids: a function from a summary's text to its list of
+            sentences, such as ``nltk.sent_tokenize``; each prediction and reference is read as its
+            sentences joined with newlines (Hugging Face's summarization recipe), on the host
+            (:mod:`.sentence_splitting`). Without it, ``rougeLsum`` splits text at its newlines only.
         ignore_ids, eos_id, detokenizer: rows of ids (:class:`~torch_bleu.metrics.config.SubwordConfig`).
 
     Example:
@@ -103,9 +110,10 @@ class ROUGEConfig(SubwordConfig):
     tokenize: RougeTokenizer = "default"
     accumulate: Accumulate = "best"
     sentence_sep_id: int | None = None
+    split_sentences: SentenceSplitter | None = None
 
     metric_name = "ROUGE"
-    counting_options = ("rouge_types", "use_stemmer", "tokenize", "accumulate", "sentence_sep_id")
+    counting_options = ("rouge_types", "use_stemmer", "tokenize", "accumulate", "sentence_sep_id", "split_sentences")
     foreign_options = FOREIGN_OPTIONS
     positional_names = BY_POSITION
     scores_plain_ids = True
@@ -126,6 +134,7 @@ class ROUGEConfig(SubwordConfig):
         object.__setattr__(self, "use_stemmer", check_flag("use_stemmer", self.use_stemmer))
         check_choice("tokenize", self.tokenize, TOKENIZERS)
         check_choice("accumulate", self.accumulate, ACCUMULATE)
+        check_splitter(self.split_sentences)
         if self.sentence_sep_id is not None:
             separator = check_whole("sentence_sep_id", self.sentence_sep_id, 0)
             if separator >= 2**63:
@@ -168,6 +177,43 @@ class ROUGEConfig(SubwordConfig):
             raise ValueError(
                 f"tokenize={self.tokenize!r} splits strings into words; rows of plain ids are words already "
                 "(pass strings to tokenize them, or leave tokenize='default' for ids)"
+            )
+        if self.split_sentences is not None:
+            raise ValueError(
+                "split_sentences splits text into sentences; rows of plain ids have no text (pass "
+                "sentence_sep_id= for them, or subword ids with detokenizer=)"
+            )
+
+    def counting(self) -> dict[str, Any]:
+        """The options that decide the statistics, the splitter by its name (:func:`.splitter_name`): a
+        function's ``repr`` holds its address, which differs from process to process.
+
+        Example:
+            >>> import textwrap
+            >>> ROUGEConfig(split_sentences=textwrap.wrap).counting()["split_sentences"]
+            textwrap.wrap
+        """
+        counting = super().counting()
+        if self.split_sentences is not None:
+            counting["split_sentences"] = SplitterName(splitter_name(self.split_sentences))
+        return counting
+
+    def check_strings(self) -> None:
+        """Refuse the options of ids for strings: ``ignore_ids``, ``eos_id`` and ``sentence_sep_id`` (text has
+        no ids; ``rougeLsum`` splits a string's summary into sentences at its newlines).
+
+        Example:
+            >>> ROUGEConfig(sentence_sep_id=13).check_strings()  # doctest: +ELLIPSIS
+            Traceback (most recent call last):
+            ...
+            torch_bleu.errors.InputError: sentence_sep_id applies to rows of token ids; ROUGE reads strings as ...
+        """
+        super().check_strings()
+        if self.sentence_sep_id is not None:
+            raise InputError(
+                "sentence_sep_id applies to rows of token ids; ROUGE reads strings as they are (text has no ids): "
+                "rougeLsum splits a string into sentences at its newlines, so join each summary's sentences with "
+                "'\\n' and leave sentence_sep_id out"
             )
 
     @property

@@ -4,8 +4,12 @@ references combined (:func:`.statistics.reference_choice`).
 
 Strings are read and counted on the host (:mod:`.words`, :mod:`.host_statistics`, their words
 taken text after text, never padded); rows of ids, and subword ids decoded by the detokenizer, are
-counted where :func:`.statistics.pair_statistics` chooses (on a CPU, on the host too), but for stemmed
-subword ids: their decoded text is read back to the host, where the stemmer is.
+counted where :func:`.statistics.pair_statistics` chooses (on a CPU, on the host too), but for subword
+ids with the stemmer or a sentence splitter: their decoded text is read back to the host, where those are
+(:mod:`.sentence_splitting`), and counted as strings are.
+
+Given a :class:`~.sentence_splitting.SentencesSeen`, the summaries whose words are on the host are checked
+for a second sentence, for the warning that ``rougeLsum`` equals ``rougeL``.
 """
 
 from __future__ import annotations
@@ -24,14 +28,17 @@ from .config import ROUGEConfig
 from .device_statistics import TextRows
 from .host_statistics import host_pair_statistics
 from .host_union_lcs import side_words
+from .sentence_splitting import SentencesSeen, rows_with_second_sentence, split_texts, texts_with_second_sentence
 from .statistics import pair_statistics, reference_choice
 from .words import text_words
 
 
-def sentence_statistics(preds: Any, target: Any, config: ROUGEConfig) -> tuple[Tensor, Tensor]:
+def sentence_statistics(
+    preds: Any, target: Any, config: ROUGEConfig, seen: SentencesSeen | None = None
+) -> tuple[Tensor, Tensor]:
     """Each prediction's ``(B, T, 3)`` int64 statistics (hits, prediction count, reference count of each
     type) and ``(B, T, 3)`` float64 scores (precision, recall, F-measure), of its references as
-    ``config.accumulate`` combines them.
+    ``config.accumulate`` combines them; ``seen`` notes whether a summary had a second sentence.
 
     Example:
         >>> statistics, scores = sentence_statistics(["the cat sat"], [["a cat sat down", "the cat"]], ROUGEConfig())
@@ -40,12 +47,12 @@ def sentence_statistics(preds: Any, target: Any, config: ROUGEConfig) -> tuple[T
     """
     match read_input(preds, target, config):
         case Text(hypotheses, references):
-            return _of_strings(hypotheses, references, config)
+            return _of_strings(hypotheses, references, config, seen)
         case ids:
-            return ids_statistics(ids, config)
+            return ids_statistics(ids, config, seen)
 
 
-def ids_statistics(ids: TokenIds, config: ROUGEConfig) -> tuple[Tensor, Tensor]:
+def ids_statistics(ids: TokenIds, config: ROUGEConfig, seen: SentencesSeen | None = None) -> tuple[Tensor, Tensor]:
     """Statistics and scores (:func:`sentence_statistics`) of a checked batch of ids: rows of ids (each id
     a word), or subword ids.
 
@@ -58,28 +65,32 @@ def ids_statistics(ids: TokenIds, config: ROUGEConfig) -> tuple[Tensor, Tensor]:
     if isinstance(ids, SubwordIds):
         chars = ids.decoded()
         batch, sources = chars.shape[:2]
-        if config.use_stemmer:  # the stemmer reads strings: the decoded text comes to the host
+        if config.use_stemmer or config.split_sentences is not None:  # they read strings, on the host
             texts = strings_from_rows(chars)
             kept = ids.present.cpu().tolist() if ids.present is not None else [[True] * (sources - 1)] * batch
             references = [
                 [text for text, keep in zip(texts[row * sources + 1 : (row + 1) * sources], kept[row]) if keep]
                 for row in range(batch)
             ]
-            statistics, scores = _of_strings(texts[::sources], references, config)
+            statistics, scores = _of_strings(texts[::sources], references, config, seen)
             return statistics.to(chars.device), scores.to(chars.device)
         found, found_lines = rouge_char_words(chars.reshape(batch * sources, chars.shape[-1]))
         words = found.ids.reshape(batch, sources, found.ids.shape[-1])  # sizes from shapes: batches may be empty
         word_lines = found_lines.reshape(batch, sources, found_lines.shape[-1])
         lengths = found.lengths.reshape(batch, sources)
+        one_line = False
     else:
         tokens = ids.rows.tokens
         keep = ids.rows.keep if ids.rows.keep is not None else torch.ones_like(tokens, dtype=torch.bool)
         separator = config.sentence_sep_id
+        one_line = separator is None
         is_separator = tokens == separator if separator is not None else torch.zeros_like(keep)
         lines = is_separator.long().cumsum(-1)
         keep = keep & ~is_separator
         words, word_lines = pack_kept(keep, tokens.shape[-1], (tokens, 0), (lines, 0))
         lengths = keep.sum(-1)
+    if seen is not None:  # rows of plain ids without a separator are one sentence each, wherever they are
+        seen.add(False if one_line else rows_with_second_sentence(word_lines, lengths))
     return _of_rows(words, word_lines, lengths, ids.present, config)
 
 
@@ -101,15 +112,20 @@ def _of_rows(
     return reference_choice(statistics, present, config.accumulate)
 
 
-def _of_strings(hypotheses: list[str], references: list[list[str]], config: ROUGEConfig) -> tuple[Tensor, Tensor]:
+def _of_strings(
+    hypotheses: list[str], references: list[list[str]], config: ROUGEConfig, seen: SentencesSeen | None
+) -> tuple[Tensor, Tensor]:
     """Statistics and scores of prediction strings against their reference strings, on the host."""
     batch = len(hypotheses)
     counts = np.fromiter(map(len, references), dtype=np.int64, count=batch)
     if batch and counts.min() == 0:
         raise ValueError(f"prediction {int(counts.argmin())} has no reference: ROUGE needs at least one")
-    words = text_words(
-        [*hypotheses, *(text for texts in references for text in texts)], config.tokenize, config.use_stemmer
-    )
+    texts = [*hypotheses, *(text for texts in references for text in texts)]
+    if config.split_sentences is not None:
+        texts = split_texts(texts, config.split_sentences)
+    words = text_words(texts, config.tokenize, config.use_stemmer)
+    if seen is not None:
+        seen.add(texts_with_second_sentence(words.lines, words.lengths))
     pair_sentence = np.repeat(np.arange(batch), counts)
     sides = [
         side_words(words.ids, words.lines, words.lengths, texts)

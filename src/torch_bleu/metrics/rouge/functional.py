@@ -18,6 +18,7 @@ from ...threads import within_cpu_share
 from .config import ROUGEConfig, ROUGEOptions
 from .counting import sentence_statistics
 from .score import fixed_point, mean_of_fixed_point
+from .sentence_splitting import SentencesSeen
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -36,7 +37,7 @@ def rouge_statistics(preds: Any, target: Any, **options: Unpack[ROUGEOptions]) -
         >>> rouge_statistics(["the cat sat"], ["the cat sat down"], rouge_types=("rouge1", "rougeL")).tolist()
         [[[3, 3, 4], [3, 3, 4]]]
     """
-    statistics, _ = sentence_statistics(preds, target, ROUGEConfig.from_options(options))
+    statistics, _ = _counted(preds, target, ROUGEConfig.from_options(options))
     return statistics
 
 
@@ -52,7 +53,7 @@ def sentence_rouge(preds: Any, target: Any, **options: Unpack[ROUGEOptions]) -> 
         {'rouge1_precision': [1.0, 0.5], 'rouge1_recall': [0.75, 0.5], 'rouge1_fmeasure': [0.8571, 0.5]}
     """
     config = ROUGEConfig.from_options(options)
-    _, scores = sentence_statistics(preds, target, config)
+    _, scores = _counted(preds, target, config)
     return config.results(scores.reshape(scores.shape[0], 3 * len(config.types)).unbind(-1))
 
 
@@ -68,7 +69,16 @@ def corpus_rouge(preds: Any, target: Any, **options: Unpack[ROUGEOptions]) -> di
         {'rouge1_precision': 0.75, 'rouge1_recall': 0.625, 'rouge1_fmeasure': 0.6786}
     """
     config = ROUGEConfig.from_options(options)
-    _, scores = sentence_statistics(preds, target, config)
+    _, scores = _counted(preds, target, config)
     count = torch.tensor(scores.shape[0], device=scores.device)
     means = mean_of_fixed_point(fixed_point(scores).sum(0), count)
     return config.results(means.reshape(-1).unbind(0))
+
+
+def _counted(preds: Any, target: Any, config: ROUGEConfig) -> tuple[Tensor, Tensor]:
+    """:func:`~.counting.sentence_statistics` of a batch, warning when ``rougeLsum`` can only equal ``rougeL``."""
+    seen = SentencesSeen.wanted(config.types, config.split_sentences)
+    counted = sentence_statistics(preds, target, config, seen)
+    if seen is not None:
+        seen.warn()
+    return counted

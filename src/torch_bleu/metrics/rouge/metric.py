@@ -11,12 +11,15 @@ from torch import Tensor
 
 from ...threads import within_cpu_share
 from ..base import CountingMetric, CountingMetricArguments
+from ..queued_text import QUEUE, QueuedBatches
 from .bootstrap import AggregateScore as AggregateScore
 from .bootstrap import RougeIntervals, rouge_bootstrap
 from .bootstrap import Score as Score
 from .config import ROUGEConfig, ROUGEOptions
 from .counting import ids_statistics, sentence_statistics
 from .score import LIMB_BITS, LIMBS, SCALE_BITS, fixed_point, mean_of_fixed_point, rouge_scores
+from .sentence_splitting import SentencesSeen
+from .states import check_packed_states, check_sentence_limit, check_weight_limit
 
 if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
@@ -40,15 +43,19 @@ class ROUGEScore(CountingMetric):
     The states are int64: ``statistics`` ``(T, 3)`` (hits, prediction and reference counts of each
     type, summed), ``score_sums`` ``(T, 3, 2)`` (each sentence's precision, recall and F-measure as
     fixed-point integers, summed: exact and independent of the order of the sentences, ranks and
-    batches, see :mod:`~torch_bleu.metrics.rouge.score`) and ``sentences``. With
-    ``keep_sentences=True``, each sentence's statistics are kept too: :meth:`confidence_interval`
-    gives rouge-score's bootstrap intervals of every type, and the paired tests
-    (:func:`torch_bleu.paired_bootstrap`, :func:`torch_bleu.paired_randomization`) compare the mean
-    F-measure of the first ROUGE type (:meth:`score`).
+    batches, see :mod:`~torch_bleu.metrics.rouge.score`) and ``sentences``. They hold up to
+    :data:`~torch_bleu.metrics.rouge.score.MAX_SENTENCES` (``2**35 - 1``) sentences, counting each by its
+    weight: on the CPU ``update`` refuses weights beyond that and ``compute()`` sums beyond it; on an
+    accelerator, where reading the weights would wait for the device, keeping within it is the caller's
+    part. Merged and loaded states are checked to be what sentences give
+    (:mod:`~torch_bleu.metrics.rouge.states`). With ``keep_sentences=True``, each sentence's statistics
+    are kept too: :meth:`confidence_interval` gives rouge-score's bootstrap intervals of every type,
+    and the paired tests (:func:`torch_bleu.paired_bootstrap`, :func:`torch_bleu.paired_randomization`)
+    compare the mean F-measure of the first ROUGE type (:meth:`score`).
 
     Args:
-        **options: ``rouge_types``, ``use_stemmer``, ``tokenize``, ``accumulate``, ``sentence_sep_id``, and
-            ``ignore_ids``, ``eos_id`` and ``detokenizer`` (rows of ids), by name
+        **options: ``rouge_types``, ``use_stemmer``, ``tokenize``, ``accumulate``, ``sentence_sep_id``,
+            ``split_sentences``, and ``ignore_ids``, ``eos_id`` and ``detokenizer`` (rows of ids), by name
             (:class:`~torch_bleu.metrics.rouge.config.ROUGEConfig`).
         **metric_kwargs: passed to ``torchmetrics.Metric`` (``sync_on_compute``, ``process_group``, ...).
 
@@ -75,6 +82,8 @@ class ROUGEScore(CountingMetric):
 
     def __init__(self, *positional: Never, **options: Unpack[ROUGEScoreOptions]) -> None:
         super().__init__(*positional, **options)
+        # what this metric's summaries said of their sentences, for the warning that rougeLsum equals rougeL
+        self._sentences_seen = SentencesSeen.wanted(self.config.types, self.config.split_sentences)
 
     def statistics_shapes(self) -> Sequence[tuple[int, ...]]:
         """``(T, 3)`` integer statistics, ``(T, 3, 2)`` fixed-point scores, and a count of sentences."""
@@ -83,11 +92,11 @@ class ROUGEScore(CountingMetric):
 
     def sentence_statistics(self, preds: Any, target: Any) -> tuple[Tensor, ...]:
         """Each sentence's ``(B, T, 3)`` statistics, ``(B, T, 3, 2)`` fixed-point scores and ``(B,)`` ones."""
-        return self._states(*sentence_statistics(preds, target, self.config))
+        return self._states(*sentence_statistics(preds, target, self.config, self._sentences_seen))
 
     def ids_statistics(self, ids: TokenIds) -> tuple[Tensor, ...]:
         """The statistics, fixed-point scores and ones of every sentence of a checked batch of ids."""
-        return self._states(*ids_statistics(ids, self.config))
+        return self._states(*ids_statistics(ids, self.config, self._sentences_seen))
 
     @staticmethod
     def _states(statistics: Tensor, scores: Tensor) -> tuple[Tensor, ...]:
@@ -95,9 +104,42 @@ class ROUGEScore(CountingMetric):
         return statistics, fixed_point(scores), torch.ones_like(statistics[:, 0, 0])
 
     def compute(self) -> dict[str, Tensor]:  # type: ignore[override]
-        """The mean scores of everything added so far (of every rank): a dict of 0-d float64 tensors."""
+        """The mean scores of everything added so far (of every rank): a dict of 0-d float64 tensors.
+
+        The first ``compute()`` after summaries of which none had a second sentence warns that ``rougeLsum``
+        equals ``rougeL`` (once per metric; :mod:`~torch_bleu.metrics.rouge.sentence_splitting`).
+        """
+        check_sentence_limit(self.sentences)  # reading a state counts queued text; merged or synced sums too
         means = mean_of_fixed_point(self.score_sums, self.sentences)
+        if self._sentences_seen is not None:
+            self._sentences_seen.warn()
         return self.config.results(means.reshape(-1).unbind(0))
+
+    def _checked_rows(self, batch: int, weight: Tensor | None, indices: Tensor | None) -> Tensor | None:
+        """The base's checks, and on the CPU the limit of the summed weights (:func:`.states.check_weight_limit`),
+        counting the sentences counted and queued so far without counting the queue."""
+        rows = super()._checked_rows(batch, weight, indices)
+        if weight is not None and weight.device.type == "cpu":
+            queued: QueuedBatches = getattr(self, QUEUE)
+            queued_weight = queued.weight(self.device)
+            pending = len(queued) if queued_weight is None else int(queued_weight.sum())
+            check_weight_limit(weight, int(self.__dict__["sentences"]) + pending)
+        return rows
+
+    def _check_states(self, states: dict[str, Any]) -> None:
+        """The base's checks of merged or loaded sums, and of CPU ones what ROUGE's sums can hold (:mod:`.states`)."""
+        super()._check_states(states)
+        if all(name in states and states[name].device.type == "cpu" for name in self.state_names):
+            packed = self.pack([states[name].long().unsqueeze(0) for name in self.state_names])
+            check_packed_states(packed, len(self.config.types), kept=False, best=False)
+
+    def _incoming_sentences(self, states: dict[str, Any]) -> list[Tensor]:
+        """The base's checked kept sentences, each also a sentence that ROUGE can count (:mod:`.states`)."""
+        parts = super()._incoming_sentences(states)
+        best = self.config.accumulate == "best"
+        for part in parts:
+            check_packed_states(part[:, :-2], len(self.config.types), kept=True, best=best)
+        return parts
 
     @within_cpu_share
     def confidence_interval(

@@ -12,10 +12,13 @@ reference's count (n-grams or words). rouge-score's scores of them, in its order
 then 0, and so is each score.) A corpus score is the mean of its sentences' scores. To keep that
 mean exact across batches, DDP ranks and checkpoints, each sentence's score in ``[0, 1]`` is held as
 the integer ``round(score * 2**56)`` in two int64 limbs of 28 bits (high, low): integer sums are
-exact and do not depend on the order of addition, and stay below ``2**63`` for up to ``2**35``
-sentences (summed weights). The rounding moves each score by at most ``2**-57`` (7e-18), so the mean
-by at most that too; the mean is then formed in float64 (``high * 2**-28 + low * 2**-56``, divided by
-the number of sentences): a few units of the last place, about 1e-16.
+exact and do not depend on the order of addition, and stay below ``2**63`` for up to
+:data:`MAX_SENTENCES` (``2**35 - 1``) sentences (summed weights): on the CPU, ``ROUGEScore.update``
+refuses weights beyond it and ``compute()`` a sum beyond it (merged or synced); on an accelerator,
+where checking would wait for the device, keeping within it is the caller's part. The rounding
+moves each score by at most ``2**-57`` (7e-18), so the mean by at most that too; the mean is then
+formed in float64 (``high * 2**-28 + low * 2**-56``, divided by the number of sentences): a few
+units of the last place, about 1e-16.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ SCALE_BITS = 56
 #: ... in two limbs of this many bits.
 LIMB_BITS = 28
 LIMBS = 2
+#: The most sentences (summed weights) whose summed limbs fit int64: a high limb is at most ``2**28``.
+MAX_SENTENCES = 2 ** (63 - LIMB_BITS) - 1
 
 
 def rouge_scores(statistics: Tensor) -> Tensor:

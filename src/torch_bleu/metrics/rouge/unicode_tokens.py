@@ -37,6 +37,10 @@ a character that
   U+A7CC, U+A7DA, U+A7DC, and the vowel signs of Tulu-Tigalari, Gurung Khema and Kirat Rai that
   compose from two; from 17.0: the Beria Erfe capitals U+16EA0..U+16EB8, the capitals U+A7CE, U+A7D2,
   U+A7D4, and U+A7F1), or
+* is a combining mark (of a canonical combining class other than 0) assigned after Python's
+  ``unicodedata`` version, such as U+0897 (16.0) and U+1E08F (15.0): NFKC leaves it where it stands
+  rather than in canonical order among the marks beside it (``"a\\U0001E08F\\u0316"`` is another word
+  than ``"a\\u0316\\U0001E08F"`` here, the same in rouge-score-rs), or
 * is assigned in Unicode 18.0 but not in 17.0: rouge-score-rs drops it as an unassigned character,
   here it counts by its Unicode 18.0 properties (a letter is kept), or
 * had a break class or ``Alphabetic`` changed between Unicode 17.0 and 18.0 (none of Unicode 14.0's

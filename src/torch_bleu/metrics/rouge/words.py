@@ -141,8 +141,9 @@ def text_words(texts: Sequence[str], tokenize: str = "default", use_stemmer: boo
 
 def _default_tokens(text: str) -> list[bytes]:
     """rouge-score's words of ``text`` (lowercased, runs of ``a-z0-9``) as bytes, newlines and the ends of texts
-    (``"\\0"``) as tokens of their own."""
-    kept = text.lower().encode().translate(_SEPARATORS)
+    (``"\\0"``) as tokens of their own. A lone surrogate (``"\\ud800"``, which no UTF-8 encodes) separates
+    words as every other character outside ``a-z0-9`` does: its bytes (``surrogatepass``) are all above ASCII."""
+    kept = text.lower().encode("utf-8", "surrogatepass").translate(_SEPARATORS)
     return kept.replace(b"\n", b" \x01 ").replace(b"\0", b" \x02 ").split()
 
 

@@ -4,6 +4,8 @@ ids), brought to units (:mod:`.units`), then aligned.
 Strings, and ids on the CPU, are counted on the host by rapidfuzz, as jiwer counts them
 (:mod:`.host_alignment`); ids on an accelerator, and subword ids decoded there by the detokenizer, are
 counted on their device, with sizes from shapes only (:mod:`.device_alignment`, :mod:`.device_splits`).
+A metric decodes subword ids on the CPU to strings instead (:func:`decoded_on_host`), which it queues
+and counts with its text, a thousand sentences at a time (:mod:`~torch_bleu.metrics.queued_text`).
 """
 
 from __future__ import annotations
@@ -15,8 +17,11 @@ import torch
 from torch import Tensor
 
 from ...arrays import pack_kept, sizes_from_data, to_host
+from ...detokenize.host import decoded_strings
+from ...detokenize.pipeline import check_ids
 from ...engine.rows import StackedRows
-from ...inputs.kinds import SubwordIds, Text, TokenIds, read_input
+from ...inputs.kinds import SubwordIds, Text, TokenIds, kept_rows, read_input
+from ...text.code_points import strings_from_rows
 from .config import WERConfig
 from .device_splits import error_counts
 from .host_alignment import pair_counts, unit_counts
@@ -40,7 +45,7 @@ def sentence_statistics(preds: Any, target: Any, config: WERConfig) -> Tensor:
     """
     match read_input(preds, target, config, on_host=True):
         case Text(hypotheses, references):
-            return torch.from_numpy(_string_counts(hypotheses, [refs[0] for refs in references], config.characters))
+            return torch.from_numpy(string_counts(hypotheses, [refs[0] for refs in references], config.characters))
         case ids:
             return ids_statistics(ids, config)
 
@@ -64,7 +69,40 @@ def ids_statistics(ids: TokenIds, config: WERConfig) -> Tensor:
     return error_counts(units[0::2], lengths[0::2], units[1::2], lengths[1::2])
 
 
-def _string_counts(hypotheses: list[str], references: list[str], characters: bool) -> np.ndarray:
+def decoded_on_host(preds: Any, target: Any, config: WERConfig) -> tuple[list[str], list[list[str]]] | None:
+    """Subword ids on the CPU (sizes from the data), checked, as the strings their detokenizer decodes them
+    to: the hypotheses and each one's reference (:func:`~torch_bleu.detokenize.host.decoded_strings`, the
+    text :func:`sentence_statistics` decodes on the device); ``None`` for other input.
+
+    Example:
+        >>> from torch_bleu import Detokenizer
+        >>> config = WERConfig(detokenizer=Detokenizer((b"", b"a", b" b"), "per_byte"), ignore_ids=[0])
+        >>> decoded_on_host(torch.tensor([[1, 2, 0], [2, 0, 0]]), ["a b", "c"], config)
+        (['a b', ' b'], [['a b'], ['c']])
+    """
+    if config.detokenizer is None:
+        return None
+    ids = read_input(preds, target, config)
+    if not isinstance(ids, SubwordIds) or not sizes_from_data(ids.batch.preds):
+        return None
+    batch = ids.batch.on_host()
+    rows = kept_rows(batch, config)
+    config.check_references(rows.tokens.shape[1] - 1)
+    tokens = to_host(rows.tokens)
+    tokens = tokens.reshape(-1, tokens.shape[-1])
+    keep = np.ones(tokens.shape, dtype=bool) if rows.keep is None else to_host(rows.keep).reshape(tokens.shape)
+    check_ids(torch.from_numpy(tokens), torch.from_numpy(keep), config.detokenizer.vocab_size)
+    flat = tokens[keep].tolist()
+    ends = np.cumsum(keep.sum(-1)).tolist()
+    starts = [0, *ends[:-1]]
+    texts = decoded_strings([flat[start:end] for start, end in zip(starts, ends)], config.detokenizer)
+    hypotheses = texts[0::2]
+    if batch.reference_chars is None:
+        return hypotheses, [[text] for text in texts[1::2]]
+    return hypotheses, [[text] for text in strings_from_rows(batch.reference_chars)]
+
+
+def string_counts(hypotheses: list[str], references: list[str], characters: bool) -> np.ndarray:
     """The counts of strings, as jiwer's ``cer_default`` (the ends stripped, every code point a unit) or
     ``wer_default`` (:func:`.units.jiwer_words`) reads them."""
     if characters:

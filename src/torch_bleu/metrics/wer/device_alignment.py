@@ -31,6 +31,12 @@ the move that leaves each row (hit, substitution or deletion) and the lengths. T
 out ``(Lr + 1, Lh + 1, B)``, sentences innermost, so that each operation runs over contiguous rows of
 the whole batch, in the narrowest integers that hold the values (8 bits for rows up to 61 tokens).
 
+On a GPU (or with ``TORCH_BLEU_KERNELS=triton``, :mod:`torch_bleu.kernels`) the same rule runs as one
+Triton kernel instead (:mod:`.triton_alignment`, chosen in :mod:`.device_splits`): each pair's rows of
+``G`` one after another inside one program, the running minimum and the row exits as above, but the
+walk back folded into the forward pass (the hits and substitutions of the walk from every cell of a
+row follow from those of the cell it exits to), so that no matrix is stored: a few rows per pair.
+
 Sizes follow from shapes only (no host sync; ``update`` works on the ``meta`` device). Memory, per
 matrix cell (``B * (Lr + 1) * (Lh + 1)``, ``Lr`` and ``Lh`` the widths of the reference and of the
 hypothesis rows): about 17 bytes at the peak for rows up to 61 tokens, 19 for longer ones (measured

@@ -16,13 +16,19 @@ whole row) and of its hypothesis (half as wide as the level above's). From the f
 piece come its column ``h`` and, when the piece is not cut, its counts (:func:`.device_alignment.middle_counts`);
 from the matrix of the piece read backwards, the distances of the suffixes. How many levels there are
 follows from the rows' widths only (none below ``2**22`` cells), so sizes never wait for the data.
+Each level's pieces are aligned by PyTorch's operations or, where it runs, by Triton's kernel
+(:mod:`.triton_alignment`), which gives the counts and the column at ``h`` without storing a matrix.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import NamedTuple
+
 import torch
 from torch import Tensor
 
+from ...kernels import triton_runs
 from .device_alignment import Middles, _changes, distances, middle_counts, middles
 
 #: rapidfuzz cuts a pair when ``min(n, 2 d + 1) * m`` reaches this (``2 * band * m / 8 >= 1024 * 1024``) ...
@@ -76,14 +82,70 @@ def error_counts(hyp: Tensor, hyp_lengths: Tensor, ref: Tensor, ref_lengths: Ten
             _span(ref, sentence, ref_start, ref_width),
             ref_lengths,
         )
-        grid = distances(_changes(pieces.ref, pieces.hyp), pieces.ref_left)
-        piece_counts = middle_counts(pieces, grid)
-        if level < cuts:
-            cut, (ref_start, ref_lengths), (hyp_start, hyp_lengths) = _cut(pieces, grid, ref_start, hyp_start)
+        alignment = _alignment(hyp.device, _piece_width(hyp_width, level))
+        if level == cuts:
+            piece_counts = alignment.counts(pieces)
+        else:
+            half = pieces.hyp_left // 2
+            piece_counts, forward = alignment.counts_and_column(pieces, half)
+            backward = alignment.column(pieces.reversed(), pieces.hyp_left - half)
+            cut, (ref_start, ref_lengths), (hyp_start, hyp_lengths) = _cut(
+                pieces, forward, backward, ref_start, hyp_start
+            )
             kept = torch.stack([pieces.prefix + pieces.suffix, *3 * [torch.zeros_like(pieces.prefix)]], 1)
             piece_counts = torch.where(cut[:, None], kept, piece_counts)
         counts += piece_counts.reshape(batch, 1 << level, 4).sum(1)
     return counts
+
+
+class _Alignment(NamedTuple):
+    """How a level's pieces are aligned: their counts (:func:`.device_alignment.middle_counts`); their
+    counts and one column of their distances, ``G[k][at_column]`` for each piece's own rows ``k = 0 ..
+    ref_left`` (``(N, Lr + 1)`` int64, anything past them); that column alone."""
+
+    counts: Callable[[Middles], Tensor]
+    counts_and_column: Callable[[Middles, Tensor], tuple[Tensor, Tensor]]
+    column: Callable[[Middles, Tensor], Tensor]
+
+
+def _alignment(device: torch.device, hyp_width: int) -> _Alignment:
+    """Triton's kernel (:mod:`.triton_alignment`) for pieces of hypotheses ``hyp_width`` wide on ``device``
+    where it runs (:func:`torch_bleu.kernels.triton_runs`; never on the ``meta`` device) and takes them,
+    else PyTorch's operations (:mod:`.device_alignment`)."""
+    if device.type == "meta" or not triton_runs(device):
+        return TORCH_ALIGNMENT
+    from . import triton_alignment as kernel  # imports Triton: only now, after TRITON_INTERPRET is set
+
+    if not kernel.takes(hyp_width):
+        return TORCH_ALIGNMENT
+    return _Alignment(
+        kernel.kernel_middle_counts,
+        kernel.kernel_counts_and_column,
+        lambda pieces, at_column: kernel.kernel_counts_and_column(pieces, at_column)[1],
+    )
+
+
+def _torch_counts_and_column(pieces: Middles, at_column: Tensor) -> tuple[Tensor, Tensor]:
+    grid = distances(_changes(pieces.ref, pieces.hyp), pieces.ref_left)
+    return middle_counts(pieces, grid), _own_rows(grid, pieces, at_column)
+
+
+def _torch_column(pieces: Middles, at_column: Tensor) -> Tensor:
+    return _own_rows(distances(_changes(pieces.ref, pieces.hyp), pieces.ref_left), pieces, at_column)
+
+
+def _own_rows(grid: Tensor, pieces: Middles, at_column: Tensor) -> Tensor:
+    """``(N, Lr + 1)``: column ``at_column`` of :func:`.device_alignment.distances`' ``grid`` in each piece's
+    own rows (its matrix's last ``ref_left + 1``), then repeats of its last row."""
+    ref_width = pieces.ref.shape[0]
+    above = (ref_width - pieces.ref_left)[:, None]  # the rows of each matrix above its piece's
+    rows = (above + torch.arange(ref_width + 1, device=grid.device)).clip(max=ref_width)
+    at_column = grid.gather(1, at_column[None, None, :].expand(ref_width + 1, 1, -1))[:, 0]  # (Lr + 1, N)
+    return at_column.T.gather(1, rows).long()
+
+
+#: PyTorch's operations, one reference token at a time for the whole batch.
+TORCH_ALIGNMENT = _Alignment(middle_counts, _torch_counts_and_column, _torch_column)
 
 
 def _piece_width(width: int, level: int) -> int:
@@ -101,24 +163,22 @@ def _span(rows: Tensor, sentence: Tensor, start: Tensor, width: int) -> Tensor:
 
 
 def _cut(
-    pieces: Middles, grid: Tensor, ref_start: Tensor, hyp_start: Tensor
+    pieces: Middles, forward: Tensor, backward: Tensor, ref_start: Tensor, hyp_start: Tensor
 ) -> tuple[Tensor, tuple[Tensor, Tensor], tuple[Tensor, Tensor]]:
     """Which pieces rapidfuzz cuts, and the starts and lengths of their halves ``(2 N,)`` (each piece's
     two halves side by side; empty where it is not cut), in the reference, then in the hypothesis.
 
-    ``grid``: the pieces' :func:`.device_alignment.distances`.
+    ``forward``: the pieces' distances ``D - k - j`` (:func:`.device_alignment.distances`) to column
+    ``hyp_left // 2`` from each row ``k`` of their own, ``(N, Lr + 1)``; ``backward``: those of the pieces
+    read backwards to the rest of the hypothesis.
     """
     ref_width = pieces.ref.shape[0]
     half = pieces.hyp_left // 2
-    rows = torch.arange(ref_width + 1, device=grid.device)[None, :]  # k, the reference tokens before the cut
+    rows = torch.arange(ref_width + 1, device=forward.device)[None, :]  # k, the reference tokens before the cut
     inside = rows <= pieces.ref_left[:, None]
-    above = (ref_width - pieces.ref_left)[:, None]  # the rows of each matrix above its piece's
-    forward = _column(grid, above + rows, half) + rows + half[:, None]
-    read_backwards = pieces.reversed()
-    backward_grid = distances(_changes(read_backwards.ref, read_backwards.hyp), pieces.ref_left)
     suffix_rows = pieces.ref_left[:, None] - rows
-    backward = _column(backward_grid, above + suffix_rows, pieces.hyp_left - half)
-    backward += suffix_rows + (pieces.hyp_left - half)[:, None]
+    forward = forward + rows + half[:, None]
+    backward = backward.gather(1, suffix_rows.clip(min=0)) + suffix_rows + (pieces.hyp_left - half)[:, None]
     total = torch.where(inside, forward + backward, torch.iinfo(torch.int64).max)
     after = total.argmin(1)  # the first of the smallest
     distance = total.gather(1, after[:, None])[:, 0]
@@ -138,9 +198,3 @@ def _cut(
         for first, first_length, second, second_length in halves
     )
     return cut, ref, hyp
-
-
-def _column(grid: Tensor, rows: Tensor, column: Tensor) -> Tensor:
-    """``(N, K)`` int64: ``grid[rows[n, k], column[n], n]`` of ``grid`` ``(R, W, N)``."""
-    at_column = grid.gather(1, column[None, None, :].expand(grid.shape[0], 1, -1))[:, 0]  # (R, N)
-    return at_column.T.gather(1, rows.clip(min=0, max=grid.shape[0] - 1)).long()

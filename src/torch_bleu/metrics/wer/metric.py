@@ -10,7 +10,7 @@ from torch import Tensor
 
 from ..base import CorpusScoreMetric, CountingMetricArguments
 from .config import CERConfig, WERConfig, WEROptions
-from .counting import COUNT_NAMES, ids_statistics, sentence_statistics
+from .counting import COUNT_NAMES, decoded_on_host, ids_statistics, sentence_statistics, string_counts
 from .score import ErrorMeasures, error_rate, measures_of
 
 if TYPE_CHECKING:
@@ -29,7 +29,9 @@ class WERScore(CorpusScoreMetric):
     ``update(preds, target, weight=None, indices=None)`` takes the hypotheses first, then one reference each: strings
     (read as jiwer's ``wer_default`` reads them), rows of token ids (each id a word; ``ignore_ids`` and
     ``eos_id`` as for every metric), or, with ``detokenizer``, subword ids whose decoded words count
-    (references as ids or strings). Ids are counted on their device, without waiting for it.
+    (references as ids or strings). Ids are counted on their device, without waiting for it; subword ids
+    on the CPU are decoded there and queued with text batches, which are counted a thousand sentences
+    at a time (:mod:`~torch_bleu.metrics.queued_text`).
     ``weight`` says how many times each sentence counts, ``indices`` where
     each sentence is in the dataset (the order the sentences kept with ``keep_sentences=True`` follow)
     (:meth:`~torch_bleu.metrics.base.CorpusScoreMetric.update`). The states are int64 ``hits``,
@@ -66,9 +68,25 @@ class WERScore(CorpusScoreMetric):
     def __init__(self, *positional: Never, **options: Unpack[WERScoreOptions]) -> None:
         super().__init__(*positional, **options)
 
+    def queueable_text(self, preds: Any, target: Any) -> tuple[list[str], list[list[str]]] | None:
+        """A batch of strings, checked; or of subword ids on the CPU, checked and decoded
+        (:func:`~torch_bleu.metrics.wer.counting.decoded_on_host`): queued as text. ``None`` for other ids."""
+        if self.config.detokenizer is not None:
+            return decoded_on_host(preds, target, self.config)
+        return super().queueable_text(preds, target)
+
     def sentence_statistics(self, preds: Any, target: Any) -> tuple[Tensor, ...]:
-        """``(B,)`` hits, substitutions, deletions and insertions of every sentence."""
-        return tuple(sentence_statistics(preds, target, self.config).unbind(-1))
+        """``(B,)`` hits, substitutions, deletions and insertions of every sentence; with a detokenizer,
+        strings are text it decoded (:meth:`queueable_text`), checked already."""
+        if (
+            self.config.detokenizer is not None
+            and isinstance(preds, list)
+            and all(isinstance(text, str) for text in preds)
+        ):
+            references = [texts[0] for texts in target]
+            return tuple(torch.from_numpy(string_counts(preds, references, self.config.characters)).unbind(-1))
+        counts = sentence_statistics(preds, target, self.config)
+        return tuple(counts.unbind(-1))
 
     def ids_statistics(self, ids: TokenIds) -> tuple[Tensor, ...]:
         """``(B,)`` hits, substitutions, deletions and insertions of every sentence of a checked batch of ids."""
