@@ -29,9 +29,9 @@ class WERScore(CorpusScoreMetric):
     ``update(preds, target, weight=None, indices=None)`` takes the hypotheses first, then one reference each: strings
     (read as jiwer's ``wer_default`` reads them), rows of token ids (each id a word; ``ignore_ids`` and
     ``eos_id`` as for every metric), or, with ``detokenizer``, subword ids whose decoded words count
-    (references as ids or strings). Ids are counted on their device, without waiting for it; subword ids
-    on the CPU are decoded there and queued with text batches, which are counted a thousand sentences
-    at a time (:mod:`~torch_bleu.metrics.queued_text`).
+    (references as ids or strings). Ids are queued and counted on their device, a thousand sentences at a
+    time, without waiting for it (:mod:`~torch_bleu.metrics.queued_ids`); subword ids on the CPU are
+    decoded there and queued with text batches (:mod:`~torch_bleu.metrics.queued_text`).
     ``weight`` says how many times each sentence counts, ``indices`` where
     each sentence is in the dataset (the order the sentences kept with ``keep_sentences=True`` follow)
     (:meth:`~torch_bleu.metrics.base.CorpusScoreMetric.update`). The states are int64 ``hits``,
