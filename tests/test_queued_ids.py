@@ -102,7 +102,7 @@ def assert_same(metric, expected) -> None:
     for name in want:
         if isinstance(want[name], list):
             assert sum(map(len, got[name])) == sum(map(len, want[name])), name
-            if want[name]:
+            if sum(map(len, want[name])):  # an empty batch may keep an empty part, or none
                 assert torch.equal(torch.cat(got[name]), torch.cat(want[name])), name
         else:
             assert torch.equal(got[name], want[name]), name
@@ -113,7 +113,7 @@ def queued(metric) -> int:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=24, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10**6), sizes=st.lists(st.integers(0, 9), min_size=1, max_size=7))
 def test_small_batches_equal_one_batch_and_each_at_once_read_every_way(kind, seed, sizes, monkeypatch):
     rng = random.Random(seed)
@@ -160,7 +160,7 @@ def ragged(batch: Batch, rng: random.Random, strings: bool) -> tuple[list, list]
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=24, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     seed=st.integers(0, 10**6),
     layouts=st.lists(st.tuples(st.integers(0, 6), st.sampled_from(["tensors", "lists", "strings"])), max_size=7),
@@ -242,7 +242,7 @@ def test_state_dict_merge_forward_sync_and_reset_see_queued_batches(kind, monkey
     assert_same(stepped, make(kind))
 
 
-def test_moving_a_metric_counts_its_queue_first():
+def test_reading_a_state_or_moving_a_metric_counts_its_queue_first():
     rng = random.Random(5)
     batches = [random_batch(rng, 3, 1) for _ in range(3)]
     metric, expected = WERScore(ignore_ids=[PAD]), WERScore(ignore_ids=[PAD])
@@ -250,6 +250,9 @@ def test_moving_a_metric_counts_its_queue_first():
         metric.update(*batch)
         expected.update(*batch)
     assert queued(metric) == 6
+    read = metric.clone()
+    assert int(read.hits) == int(expected.hits)  # a user's metric.<state>
+    assert queued(read) == 0
     moved = metric.to(torch.float64)  # torchmetrics' _apply reads every state
     assert queued(moved) == 0
     assert_same(moved, expected)

@@ -89,7 +89,7 @@ def decoded_on_host(preds: Any, target: Any, config: WERConfig) -> tuple[list[st
     rows = kept_rows(batch, config)
     config.check_references(rows.tokens.shape[1] - 1)
     tokens = to_host(rows.tokens)
-    tokens = tokens.reshape(-1, tokens.shape[-1])
+    tokens = tokens.reshape(tokens.shape[0] * tokens.shape[1], tokens.shape[-1])  # rows may be empty
     keep = np.ones(tokens.shape, dtype=bool) if rows.keep is None else to_host(rows.keep).reshape(tokens.shape)
     check_ids(torch.from_numpy(tokens), torch.from_numpy(keep), config.detokenizer.vocab_size)
     flat = tokens[keep].tolist()
