@@ -325,7 +325,10 @@ class CountingMetric(Metric):
             return
         assert isinstance(queued, QueuedIds)
         groups = queued.joined()
-        counted = [list(map(as_tensor, self.ids_statistics(ids_input(batch, self.config)))) for _, batch in groups]
+        counted = [
+            [as_tensor(values, self.device) for values in self.ids_statistics(ids_input(batch, self.config))]
+            for _, batch in groups
+        ]
         self._add(in_queue_order([positions for positions, _ in groups], counted), weight, rows)
 
     def _count_text(

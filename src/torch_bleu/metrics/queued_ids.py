@@ -51,9 +51,9 @@ class QueuedIds(QueuedBatches):
         self.add_batch(batch.preds.shape[0], weight, indices)
 
     def joined(self) -> list[tuple[list[int], TokenBatch]]:
-        """The queued batches joined (:func:`~torch_bleu.inputs.batch.joined_batches`) with those alike: of
-        the same width up to the next power of two, and with references of the same kind; each group with
-        the queue positions of its sentences.
+        """The queued batches joined (:func:`~torch_bleu.inputs.batch.joined_batches`) with those alike: on
+        the same device, of the same width up to the next power of two, and with references of the same
+        kind; each group with the queue positions of its sentences.
 
         Example:
             >>> queue = QueuedIds()
@@ -63,7 +63,7 @@ class QueuedIds(QueuedBatches):
             >>> [(positions, tuple(batch.preds.shape)) for positions, batch in queue.joined()]
             [([0, 1, 4, 5], (4, 4)), ([2, 3], (2, 30))]
         """
-        groups: dict[tuple[int, bool, bool], tuple[list[int], list[TokenBatch]]] = {}
+        groups: dict[tuple[str, int, bool, bool], tuple[list[int], list[TokenBatch]]] = {}
         start = 0
         for batch in self.ids:
             size = batch.preds.shape[0]
@@ -74,13 +74,15 @@ class QueuedIds(QueuedBatches):
         return [(positions, joined_batches(batches)) for positions, batches in groups.values()]
 
 
-def _join_key(batch: TokenBatch) -> tuple[int, bool, bool]:
-    """What batches joined together share: the width of their widest rows up to the next power of two,
-    whether ``ref_present`` says which references count, and whether the references are strings."""
+def _join_key(batch: TokenBatch) -> tuple[str, int, bool, bool]:
+    """What batches joined together share: their device, the width of their widest rows up to the next
+    power of two, whether ``ref_present`` says which references count, and whether the references are
+    strings."""
     widths = [batch.preds.shape[-1], batch.target.shape[-1]]
     if batch.reference_chars is not None:
         widths.append(batch.reference_chars.shape[-1])
-    return (max(widths) - 1).bit_length(), batch.ref_present is not None, batch.reference_chars is not None
+    presence, strings = batch.ref_present is not None, batch.reference_chars is not None
+    return str(batch.preds.device), (max(widths) - 1).bit_length(), presence, strings
 
 
 def in_queue_order(positions: list[list[int]], statistics: list[list[Tensor]]) -> list[Tensor]:
