@@ -55,7 +55,7 @@ tests=(
     tests/test_chrf.py tests/test_ter.py tests/test_pairwise.py tests/test_rewards.py tests/test_compile.py
     tests/test_wer.py tests/test_metric_significance.py tests/test_aggregate_chrf.py tests/test_aggregate_and_self_bleu.py
     tests/test_wer_long_rows.py tests/test_negative_ids.py tests/test_rouge.py tests/test_pairwise_rouge.py
-    tests/test_rewards_rouge.py tests/test_triton_wer.py tests/test_triton_rouge.py
+    tests/test_rewards_rouge.py tests/test_triton_wer.py tests/test_triton_rouge.py tests/test_queued_ids.py
 )
 if [ "$device" = cpu ]; then
     bench=(--quick)

@@ -22,7 +22,7 @@ LAYERS = [
     ["options", "significance", "engine"],
     ["text"],
     ["inputs", "detokenize"],
-    ["metrics.config", "metrics.command_line", "metrics.sentences", "metrics.queued_text"],
+    ["metrics.config", "metrics.command_line", "metrics.sentences", "metrics.queued_text", "metrics.queued_ids"],
     ["metrics.base"],
     ["metrics.bleu", "metrics.chrf", "metrics.rouge", "metrics.ter", "metrics.wer"],
     ["pairwise", "rewards", "cli", "metrics.paired"],

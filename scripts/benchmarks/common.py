@@ -6,6 +6,7 @@ import argparse
 import platform
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from torch import Tensor
 
@@ -83,3 +84,12 @@ def cpu_name() -> str:
     except OSError:
         pass
     return platform.processor() or platform.machine()
+
+
+def counted_update(metric: Any, preds: Tensor, target: Tensor) -> None:
+    """``metric.update`` and the count of the batch it queued: the whole work of one batch (a metric counts
+    its queued batches when it is read, or when a thousand sentences wait)."""
+    metric.update(preds, target)
+    count = getattr(metric, "count_queued", None)  # a tree from before the queue of ids counts them at once
+    if count is not None:
+        count()

@@ -16,7 +16,7 @@ from torch import Tensor
 import torch_bleu
 
 from .ab import fresh_figures
-from .common import CONTENDERS, PAD, SPECIAL_IDS, Batch, cpu_name, workload_sizes
+from .common import CONTENDERS, PAD, SPECIAL_IDS, Batch, counted_update, cpu_name, workload_sizes
 from .contenders import (
     CORPUS_CONTENDERS,
     FLOAT32_TOLERANCE,
@@ -293,7 +293,7 @@ def peak_bytes(make_metric: Callable[[], torch_bleu.BLEUScore], preds: Tensor, t
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
         base = torch.cuda.memory_allocated()
-        metric.update(preds, target)
+        counted_update(metric, preds, target)
         torch.cuda.synchronize()
         return torch.cuda.max_memory_allocated() - base
     # On the CPU a batch is counted with NumPy, whose arrays tracemalloc follows, beside a few tensors,
@@ -305,7 +305,7 @@ def peak_bytes(make_metric: Callable[[], torch_bleu.BLEUScore], preds: Tensor, t
     tracemalloc.start()
     try:
         with profile(use_cpu=True, profile_memory=True, use_kineto=True) as profiler:
-            metric.update(preds, target)
+            counted_update(metric, preds, target)
         _, host_peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -345,7 +345,8 @@ def run_memory(args: argparse.Namespace, device: torch.device) -> list[dict]:
 
 
 def run_update_latency(args: argparse.Namespace, device: torch.device) -> dict:
-    """``BLEUScore.update`` alone on one 256 x 1024 batch (R = 1), and whether it ever waits for the device.
+    """``BLEUScore.update`` alone on one 256 x 1024 batch (R = 1), its queue counted (:func:`counted_update`),
+    and whether it ever waits for the device.
 
     On CUDA the update runs under ``torch.cuda.set_sync_debug_mode("error")``, which raises on any
     host-device synchronization.
@@ -360,14 +361,14 @@ def run_update_latency(args: argparse.Namespace, device: torch.device) -> dict:
         torch.cuda.synchronize(device)
         torch.cuda.set_sync_debug_mode("error")
         try:
-            metric.update(preds, target)
+            counted_update(metric, preds, target)
             sync_free = True
         except RuntimeError:
             sync_free = False
         finally:
             torch.cuda.set_sync_debug_mode("default")
     seconds, _ = time_interleaved(
-        {"update": lambda: metric.update(preds, target)}, max(args.repeats, 20), device, f"{batch}x{width}"
+        {"update": lambda: counted_update(metric, preds, target)}, max(args.repeats, 20), device, f"{batch}x{width}"
     )
     table = Table(
         f"BLEUScore.update on one {batch} x {width} batch, R = 1 ({device.type})", ["median ms", "host syncs"]

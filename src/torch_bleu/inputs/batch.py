@@ -8,12 +8,15 @@ a token, and no padding id has to be found in the data.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor
 
 from ..arrays import sizes_from_data
+from ..text.code_points import PAD
 
 #: What a ragged row, or a list of rows, may be.
 SEQUENCES = (list, tuple)
@@ -139,3 +142,49 @@ def with_ragged_references(
         lengths_by_slot[slot] = length
     row_lengths = [[pred_lengths[row], *lengths_by_slot[row * num_refs : (row + 1) * num_refs]] for row in range(batch)]
     return TokenBatch(padded_preds, padded_target, ref_present, lengths_tensor(row_lengths, batch, num_refs, device))
+
+
+def joined_batches(batches: Sequence[TokenBatch]) -> TokenBatch:
+    """Checked batches of tensors (their references alike: all of them strings or none, which count said
+    by ``ref_present`` in all or in none) as one batch, in order, counted as each would be.
+
+    Rows are padded with -1, an id no row keeps (:func:`~torch_bleu.engine.rows.kept_ids`), to the widest
+    row; sentences with fewer references than the most get absent ones: rows of -1, or ``False`` in
+    ``ref_present``. Where some batches give row lengths, the others' rows span the joined width.
+    Sizes follow from shapes only.
+
+    Example:
+        >>> first = TokenBatch(torch.tensor([[5, 6]]), torch.tensor([[[5]]]))
+        >>> second = TokenBatch(torch.tensor([[7]]), torch.tensor([[[7, 8], [9, 9]]]))
+        >>> joined = joined_batches([first, second])
+        >>> joined.preds.tolist(), joined.target.tolist()
+        ([[5, 6], [7, -1]], [[[5, -1], [-1, -1]], [[7, 8], [9, 9]]])
+    """
+    references = max(batch.target.shape[1] for batch in batches)
+    preds_width = max(batch.preds.shape[-1] for batch in batches)
+    target_width = max(batch.target.shape[-1] for batch in batches)
+
+    def padded(value: Tensor, *widths: int, fill: int | bool = PAD) -> Tensor:
+        """``value`` padded at the end of its last dimensions to ``widths``, with ``fill``."""
+        pad = [size for width, have in zip(reversed(widths), reversed(value.shape)) for size in (0, width - have)]
+        return F.pad(value, pad, value=fill) if any(pad) else value
+
+    preds = torch.cat([padded(batch.preds, preds_width) for batch in batches])
+    target = torch.cat([padded(batch.target, references, target_width) for batch in batches])
+    ref_present = row_lengths = reference_chars = None
+    if batches[0].ref_present is not None:
+        ref_present = torch.cat([padded(batch.ref_present, references, fill=False) for batch in batches])
+    if any(batch.row_lengths is not None for batch in batches):
+        spanned = max(preds_width, target_width)
+        row_lengths = torch.cat(
+            [
+                padded(batch.row_lengths, 1 + references, fill=0)
+                if batch.row_lengths is not None
+                else batch.preds.new_full((batch.preds.shape[0], 1 + references), spanned)
+                for batch in batches
+            ]
+        )
+    if batches[0].reference_chars is not None:
+        chars_width = max(batch.reference_chars.shape[-1] for batch in batches)
+        reference_chars = torch.cat([padded(batch.reference_chars, references, chars_width) for batch in batches])
+    return TokenBatch(preds, target, ref_present, row_lengths, reference_chars)

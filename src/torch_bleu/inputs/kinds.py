@@ -62,6 +62,9 @@ class InputRules(Protocol):
     def check_text(self, text: Text) -> None:
         """Refuse checked strings this metric cannot count (too many references, say)."""
 
+    def check_ids(self, batch: TokenBatch) -> None:
+        """Refuse a checked batch of ids this metric cannot count, from its shapes (too many references, say)."""
+
 
 class Text(NamedTuple):
     """Strings, checked: the hypotheses and, per hypothesis, the list of its references."""
@@ -100,6 +103,9 @@ class TokenIds:
         """``(B, R)`` bool: the references that count (``None``: all), decided on the ids; of the rows' kind."""
         return self.batch.references_present(self.rows.lengths[:, 1:])
 
+    def check_values(self) -> None:
+        """Refuse values that counting would refuse, where reading them waits for no device (none here)."""
+
 
 class SubwordIds(TokenIds):
     """Rows of subword ids that ``rules.detokenizer`` decodes; references as ids, or as strings (their code
@@ -124,6 +130,19 @@ class SubwordIds(TokenIds):
 
         return decoded_text(self.rows, self.batch.reference_chars, self.detokenizer)
 
+    def check_values(self) -> None:
+        """Refuse ids outside the detokenizer's vocabulary now where that waits for no device (on the CPU);
+        elsewhere the device asserts it when the rows are decoded
+        (:func:`~torch_bleu.detokenize.pipeline.check_ids`)."""
+        import torch
+
+        from ..detokenize.pipeline import check_ids
+
+        tokens, keep = self.rows.tokens, self.rows.keep
+        if tokens.device.type == "cpu":
+            keep = keep if keep is not None else torch.ones_like(tokens, dtype=torch.bool)
+            check_ids(tokens, keep, self.detokenizer.vocab_size)
+
 
 #: A batch of any kind.
 Input = Text | TokenIds | SubwordIds
@@ -140,8 +159,24 @@ def read_input(preds: Any, target: Any, rules: InputRules, on_host: bool = False
         return text
     if rules.detokenizer is None:
         batch = token_batch(preds, target, rules.input_hint)
+        rules.check_ids(batch)
         return TokenIds(batch.on_host() if on_host else batch, rules)
-    return SubwordIds(subword_batch(preds, target, rules.input_hint), rules)
+    batch = subword_batch(preds, target, rules.input_hint)
+    rules.check_ids(batch)
+    return SubwordIds(batch, rules)
+
+
+def ids_input(batch: TokenBatch, rules: InputRules) -> TokenIds:
+    """A checked batch of ids as its kind: :class:`SubwordIds` where ``rules`` have a detokenizer, else
+    :class:`TokenIds`.
+
+    Example:
+        >>> import torch
+        >>> from torch_bleu.metrics.wer.config import WERConfig
+        >>> type(ids_input(token_batch(torch.tensor([[5]]), torch.tensor([[5]])), WERConfig())).__name__
+        'TokenIds'
+    """
+    return TokenIds(batch, rules) if rules.detokenizer is None else SubwordIds(batch, rules)
 
 
 def checked_text(preds: object, target: object, rules: InputRules) -> Text | None:

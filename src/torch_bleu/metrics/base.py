@@ -6,8 +6,9 @@ score. :class:`CountingMetric` does the rest, the same way for every metric:
 * ``__init__`` takes the config's options by name (torchmetrics' own arguments beside them) and
   points other libraries' option names to the right one;
 * ``update(preds, target, weight=None, indices=None)`` counts a batch, multiplies each sentence's
-  statistics by its weight and adds them to int64 states, summed across DDP ranks; a batch of strings is
-  checked and queued, and counted with the rest of the queue when a state is read (:mod:`.queued_text`);
+  statistics by its weight and adds them to int64 states, summed across DDP ranks; a batch of strings,
+  or of ids, is checked and queued, and counted with the rest of the queue when a state
+  is read (:mod:`.queued_text`, :mod:`.queued_ids`);
 * with ``keep_sentences=True`` it also keeps each sentence's statistics (:mod:`.sentences`), gathered
   across ranks, for the confidence intervals and the paired tests (:mod:`.paired`): a
   :class:`CorpusScoreMetric` (a score of summed statistics) adds sacrebleu's bootstrap interval of its
@@ -36,10 +37,11 @@ from torchmetrics import Metric
 from .. import significance
 from ..argument_names import takes_preds_and_target
 from ..arrays import Array, as_tensor, is_integer
-from ..inputs.kinds import checked_text
+from ..inputs.kinds import Text, TokenIds, checked_text, ids_input, read_input
 from ..threads import cpu_share, within_cpu_share
 from .config import SubwordConfig
-from .queued_text import MOST_QUEUED, QUEUE, CountedState, QueuedText
+from .queued_ids import QueuedIds, in_queue_order
+from .queued_text import MOST_QUEUED, QUEUE, CountedState, QueuedBatches, QueuedText
 from .sentences import (
     BOOKKEEPING_COLUMNS,
     ConfidenceInterval,
@@ -80,8 +82,8 @@ class CountingMetric(Metric):
     """Base of every metric: int64 statistics from ``update``, checked wherever states come in.
 
     Subclasses set :attr:`config_class` and :attr:`state_names`, and implement
-    :meth:`statistics_shapes`, :meth:`sentence_statistics`, :meth:`score` and :meth:`packed_score`
-    (and :meth:`pack`, where the packed layout is not the states one after another).
+    :meth:`statistics_shapes`, :meth:`sentence_statistics`, :meth:`ids_statistics`, :meth:`score` and
+    :meth:`packed_score` (and :meth:`pack`, where the packed layout is not the states one after another).
 
     ``keep_sentences=True`` keeps each sentence's statistics besides their sums, for the metric's
     ``confidence_interval`` and the paired tests (:func:`torch_bleu.paired_bootstrap`,
@@ -127,7 +129,7 @@ class CountingMetric(Metric):
             raise config_class.unknown_options(foreign)
         self.config = config_class(**config_options)
         setattr(self, QUEUE, QueuedText())
-        self._counted_text = False  # until update() has counted a text batch, it counts text at once
+        self._counted_kinds: set[type[QueuedBatches]] = set()  # update() counts the first batch of each kind at once
         for name, shape in zip(self.state_names, self.statistics_shapes()):
             self.add_state(name, torch.zeros(shape, dtype=torch.int64), dist_reduce_fx="sum")
         # equal on every rank and in every merge, so "max" keeps it as it is
@@ -171,11 +173,25 @@ class CountingMetric(Metric):
         """Each statistic of every sentence of a batch, ``(B, *shape)`` integers, input checked first."""
         raise NotImplementedError
 
+    def ids_statistics(self, ids: TokenIds) -> Sequence[Array]:
+        """Each statistic of every sentence of a checked batch of ids (either kind), as :meth:`sentence_statistics`
+        counts them: how ``update`` counts its queued ids."""
+        raise NotImplementedError
+
     def queueable_text(self, preds: Any, target: Any) -> tuple[list[str], list[list[str]]] | None:
         """A batch of strings this metric counts on the host, checked as :meth:`sentence_statistics` checks it
         (:func:`~torch_bleu.inputs.kinds.checked_text`): the hypotheses and each one's references, which
-        ``update`` queues; ``None`` for a batch of ids, counted at once."""
+        ``update`` queues; ``None`` for a batch of ids."""
         return checked_text(preds, target, self.config)
+
+    def queueable_ids(self, preds: Any, target: Any) -> TokenIds | None:
+        """A batch of ids (either kind), checked as :meth:`sentence_statistics` checks it
+        (:func:`~torch_bleu.inputs.kinds.read_input`), which ``update`` queues; ``None`` for a batch this
+        metric counts at once. Called for a batch :meth:`queueable_text` did not take."""
+        ids = read_input(preds, target, self.config)
+        assert isinstance(ids, TokenIds)  # queueable_text took the strings
+        ids.check_values()
+        return ids
 
     def score(self, *statistics: Tensor) -> Tensor:
         """The score of summed statistics (the states, in order)."""
@@ -225,20 +241,39 @@ class CountingMetric(Metric):
         device), when the kept sentences are read (``confidence_interval``, the paired tests).
         """
         text = self.queueable_text(preds, target)
-        if text is None:  # ids: counted at once
+        if text is not None:
+            hypotheses, references = text
+            rows = self._checked_rows(len(hypotheses), weight, indices)
+            queued_text = QueuedText()
+            queued_text.add(Text(hypotheses, references), weight, rows)
+            self._queue(queued_text)
+            return
+        ids = self.queueable_ids(preds, target)
+        if ids is None:  # counted at once
             statistics: Sequence[Any] = self.sentence_statistics(preds, target)
             self._add(statistics, weight, self._checked_rows(len(statistics[0]), weight, indices))
             return
-        hypotheses, references = text
-        rows = self._checked_rows(len(hypotheses), weight, indices)
-        if not self._counted_text:  # the first text batch at once: a missing extra or dictionary shows here
-            self._count_text(hypotheses, references, weight, rows)
-            self._counted_text = True
+        rows = self._checked_rows(ids.batch.preds.shape[0], weight, indices)
+        queued_ids = QueuedIds()
+        queued_ids.add(ids.batch, weight, rows)
+        self._queue(queued_ids)
+
+    def _queue(self, batch: QueuedBatches) -> None:
+        """Queue a checked batch (a queue of it alone), counted with the rest when the queue is full; the first
+        batch of its kind is counted at once (so that a missing extra or tokenizer dictionary is reported by
+        its ``update()``), and a queue of another kind first (so that sentences are counted in update order)."""
+        kind = type(batch)
+        if type(getattr(self, QUEUE)) is not kind:
+            self.count_queued()
+            setattr(self, QUEUE, kind())
+        if kind not in self._counted_kinds:
+            self._count(batch)
+            self._counted_kinds.add(kind)
             return
-        queued: QueuedText = getattr(self, QUEUE)
-        queued.add(hypotheses, references, weight, rows)
+        queued: QueuedBatches = getattr(self, QUEUE)
+        queued.extend(batch)
         if len(queued) >= MOST_QUEUED:
-            self.count_queued_text()
+            self.count_queued()
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """torchmetrics' ``forward``: ``update`` with the batch, and the batch's own score. Other libraries'
@@ -269,20 +304,32 @@ class CountingMetric(Metric):
             check_repeated_indices(rows, weight)
         return rows
 
-    def count_queued_text(self) -> None:
-        """Count the text batches ``update`` queued (reading any state does this first)."""
-        queued: QueuedText = getattr(self, QUEUE)
+    def count_queued(self) -> None:
+        """Count the batches ``update`` queued (reading any state does this first)."""
+        queued: QueuedBatches = getattr(self, QUEUE)
         if not queued:
             return
-        setattr(self, QUEUE, QueuedText())  # emptied first: counting reads the states
+        setattr(self, QUEUE, type(queued)())  # emptied first: counting reads the states
         with cpu_share():
             try:
-                self._count_text(
-                    queued.hypotheses, queued.references, queued.weight(self.device), queued.indices(self.device)
-                )
+                self._count(queued)
             except BaseException:
                 setattr(self, QUEUE, queued)  # nothing lost: counted again at the next read
                 raise
+
+    def _count(self, queued: QueuedBatches) -> None:
+        """Count queued batches and add their statistics, adding nothing unless every one was counted."""
+        weight, rows = queued.weight(self.device), queued.indices(self.device)
+        if isinstance(queued, QueuedText):
+            self._count_text(queued.hypotheses, queued.references, weight, rows)
+            return
+        assert isinstance(queued, QueuedIds)
+        groups = queued.joined()
+        counted = [
+            [as_tensor(values, self.device) for values in self.ids_statistics(ids_input(batch, self.config))]
+            for _, batch in groups
+        ]
+        self._add(in_queue_order([positions for positions, _ in groups], counted), weight, rows)
 
     def _count_text(
         self, hypotheses: list[str], references: list[list[str]], weight: Tensor | None, rows: Tensor | None
@@ -309,7 +356,7 @@ class CountingMetric(Metric):
             getattr(self, name).add_(as_tensor(values.sum(0), self.device))
 
     def reset(self) -> None:
-        """Forget everything added so far (torchmetrics' ``reset``), the queued text too."""
+        """Forget everything added so far (torchmetrics' ``reset``), the queued batches too."""
         setattr(self, QUEUE, QueuedText())
         super().reset()
 

@@ -25,6 +25,7 @@ from ..options import TokenIdsOption, check_token_ids
 
 if TYPE_CHECKING:
     from ..detokenize.detokenizer import Detokenizer
+    from ..inputs.batch import TokenBatch
     from ..inputs.kinds import Text
 
 Config = TypeVar("Config", bound="MetricConfig")
@@ -286,6 +287,10 @@ class SubwordConfig(MetricConfig):
 
     def check_text(self, text: Text) -> None:
         """Refuse checked strings this metric cannot count (none here; TER's references are at most 16, say)."""
+
+    def check_ids(self, batch: TokenBatch) -> None:
+        """Refuse a checked batch of ids this metric cannot count, from its shapes (none here; WER's
+        references are one per hypothesis, say)."""
 
     def counting(self) -> dict[str, Any]:
         """The options that decide the statistics: the metric's own, then the subword options, which all do."""

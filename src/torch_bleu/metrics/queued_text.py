@@ -1,6 +1,8 @@
 """Text batches a metric counts together: ``update()`` checks a batch of strings and queues it; the queue is
 counted when a state of the metric is read, in parts of the metric's ``text_part`` sentences (at most
-:data:`MOST_QUEUED`; BLEU's 256, whose word numbering slows once its arrays outgrow the caches).
+:data:`MOST_QUEUED`; BLEU's 256, whose word numbering slows once its arrays outgrow the caches). Batches
+of ids are queued alike (:mod:`.queued_ids`), with what every queue shares here: :class:`QueuedBatches`
+(each batch's size, weight and indices) and :class:`CountedState`.
 
 Counting text has a cost per call (tokenizing, numbering words, a few dozen array operations) that a
 validation loop's batches of 8 or 32 sentences pay again and again; counted a thousand sentences at a
@@ -9,9 +11,10 @@ statistics counting each batch would; a batch larger than a part is counted in p
 reads the states without counting the queue first: each state is a :class:`CountedState`, so
 ``compute()``, ``forward()``, DDP syncs, ``merge_state``, ``state_dict``, ``.to(device)``, a
 ``MetricCollection`` and a user's ``metric.<state>`` all see every update. The queue holds at most
-:data:`MOST_QUEUED` sentences; ``reset()`` empties it. A metric's first text batch is counted at once,
-so that a missing extra or tokenizer dictionary is reported by that ``update()``; a count that fails
-later leaves the queue as it was.
+:data:`MOST_QUEUED` sentences, of one kind (a batch of the other kind counts it first, so that sentences
+are counted in the order of the updates); ``reset()`` empties it. A metric's first batch of each kind is
+counted at once, so that a missing extra or tokenizer dictionary is reported by that ``update()``; a
+count that fails later leaves the queue as it was.
 
 Example:
     >>> from torch_bleu import BLEUScore
@@ -26,15 +29,16 @@ Example:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import torch
 from torch import Tensor
 
+from ..inputs.kinds import Text
 from .sentences import NO_INDEX
 
-#: The attribute of a metric that holds its :class:`QueuedText`.
+#: The attribute of a metric that holds its queue (:class:`QueuedBatches` of one kind).
 QUEUE = "_queued_text"
 #: The most sentences a metric queues before it counts them: counted a thousand at a time, text costs
 #: less per sentence than in batches of 8 and than in one batch of a whole corpus (BLEU, WER and chrF++
@@ -43,33 +47,34 @@ MOST_QUEUED = 1024
 
 
 @dataclass
-class QueuedText:
-    """Checked text batches, in order: their sentences, and each batch's weight and dataset indices (if any)."""
+class QueuedBatches:
+    """Checked batches, in order: each one's size, weight and dataset indices (if any); what the batches
+    hold is a subclass's (:class:`QueuedText`, :class:`~.queued_ids.QueuedIds`)."""
 
-    hypotheses: list[str] = field(default_factory=list)
-    references: list[list[str]] = field(default_factory=list)
     batches: list[tuple[int, Tensor | None, Tensor | None]] = field(default_factory=list)
 
     def __len__(self) -> int:
         """The number of queued sentences."""
-        return len(self.hypotheses)
+        return sum(size for size, _, _ in self.batches)
 
-    def add(
-        self, hypotheses: list[str], references: list[list[str]], weight: Tensor | None, indices: Tensor | None
-    ) -> None:
-        """Queue a checked batch (copies of its weight and indices: the caller may reuse theirs)."""
-        self.hypotheses += hypotheses
-        self.references += references
+    def add_batch(self, size: int, weight: Tensor | None, indices: Tensor | None) -> None:
+        """Note a checked batch of ``size`` sentences (copies of its weight and indices: the caller may
+        reuse theirs)."""
         weight, indices = (None if value is None else value.clone() for value in (weight, indices))
-        self.batches.append((len(hypotheses), weight, indices))
+        self.batches.append((size, weight, indices))
+
+    def extend(self, other: QueuedBatches) -> None:
+        """Queue the batches of ``other``, a queue of this kind, after these (every field is a list, in order)."""
+        for name in (entry.name for entry in fields(self)):
+            getattr(self, name).extend(getattr(other, name))
 
     def weight(self, device: torch.device) -> Tensor | None:
         """Each queued sentence's weight (1 where its batch had none), or ``None`` when no batch had one.
 
         Example:
             >>> queue = QueuedText()
-            >>> queue.add(["a"], [["a"]], None, None)
-            >>> queue.add(["b", "c"], [["b"], ["c"]], torch.tensor([True, False]), None)
+            >>> queue.add(Text(["a"], [["a"]]), None, None)
+            >>> queue.add(Text(["b", "c"], [["b"], ["c"]]), torch.tensor([True, False]), None)
             >>> queue.weight(torch.device("cpu")).tolist()
             [1, 1, 0]
         """
@@ -92,8 +97,22 @@ class QueuedText:
         return torch.cat(parts)
 
 
+@dataclass
+class QueuedText(QueuedBatches):
+    """Checked text batches, in order: their sentences, and each batch's weight and dataset indices."""
+
+    hypotheses: list[str] = field(default_factory=list)
+    references: list[list[str]] = field(default_factory=list)
+
+    def add(self, text: Text, weight: Tensor | None, indices: Tensor | None) -> None:
+        """Queue a checked batch."""
+        self.hypotheses += text.hypotheses
+        self.references += text.references
+        self.add_batch(len(text.hypotheses), weight, indices)
+
+
 class CountedState:
-    """A metric's state whose every read counts the metric's queued text first (a data descriptor on the
+    """A metric's state whose every read counts the metric's queued batches first (a data descriptor on the
     metric's class; the value lives in the instance's ``__dict__`` under the same name)."""
 
     def __init__(self, name: str) -> None:
@@ -104,7 +123,10 @@ class CountedState:
             return self
         values = metric.__dict__
         if values.get(QUEUE):
-            metric.count_queued_text()
+            try:
+                metric.count_queued()
+            except AttributeError as error:  # raised from here, Python would look the state up elsewhere
+                raise RuntimeError(f"counting the queued batches failed: {error}") from error
         try:
             return values[self.name]
         except KeyError:  # a state this metric was made without (kept sentences)

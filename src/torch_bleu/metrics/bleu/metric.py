@@ -9,6 +9,7 @@ import numpy as np
 from torch import Tensor
 
 from ...inputs.batch import TokenBatch
+from ...inputs.kinds import SubwordIds, TokenIds
 from ..base import CorpusScoreMetric, CountingMetricArguments
 from .compiled import compiled_counter
 from .config import BLEUConfig, BLEUOptions, require_corpus_smoothing
@@ -122,10 +123,20 @@ class BLEUScore(CorpusScoreMetric):
             return compiled_counter(self.config, self.compile_options)(batch)
         return count_statistics(input_batch(preds, target, self.config, self.device, on_host=True), self.config)
 
+    def ids_statistics(self, ids: TokenIds) -> SentenceStatistics:
+        """The statistics of every sentence of a checked batch of ids, counted eagerly (a CPU batch of token
+        ids on the host, with NumPy: :meth:`~torch_bleu.inputs.batch.TokenBatch.on_host`)."""
+        return count_statistics(ids.batch if isinstance(ids, SubwordIds) else ids.batch.on_host(), self.config)
+
     def queueable_text(self, preds: Any, target: Any) -> tuple[list[str], list[list[str]]] | None:
         """A batch of strings, checked, for ``update`` to queue (:mod:`~torch_bleu.metrics.queued_text`);
         compiled counting takes each batch as it comes."""
         return None if self.compile_options is not None else super().queueable_text(preds, target)
+
+    def queueable_ids(self, preds: Any, target: Any) -> TokenIds | None:
+        """A batch of ids, checked, for ``update`` to queue (:mod:`~torch_bleu.metrics.queued_ids`); compiled
+        counting takes each batch as it comes, in the shapes it compiled for."""
+        return None if self.compile_options is not None else super().queueable_ids(preds, target)
 
     def score(self, *statistics: Tensor) -> Tensor:
         """Corpus BLEU in ``[0, 1]`` of summed statistics (0-d float64)."""

@@ -12,7 +12,7 @@ import torch
 from torch import Tensor
 
 from ...arrays import ArrayT, arange_like, array_namespace, as_tensor, sizes_from_data
-from ...inputs.kinds import SubwordIds, Text, read_input
+from ...inputs.kinds import SubwordIds, Text, TokenIds, read_input
 from .config import CHRFConfig
 from .statistics import chrf_statistics
 from .stream import TextPairs, pairs_from_strings
@@ -29,6 +29,12 @@ def sentence_statistics(preds: Any, target: Any, config: CHRFConfig) -> Tensor:
         [[[6, 6, 5]]]
     """
     statistics: Tensor = as_tensor(chrf_statistics(as_text(preds, target, config), config))
+    return statistics
+
+
+def ids_statistics(ids: TokenIds, config: CHRFConfig) -> Tensor:
+    """``(B, orders, 3)`` statistics (:func:`sentence_statistics`) of a checked batch of subword ids."""
+    statistics: Tensor = as_tensor(chrf_statistics(ids_text(ids), config))
     return statistics
 
 
@@ -51,11 +57,17 @@ def as_text(
             pairs = pairs_from_strings(texts)
             return pairs if device is None or device.type == "cpu" else text_on(pairs, device)
         case ids:
-            assert isinstance(ids, SubwordIds)  # chrF reads ids only with a detokenizer
-            chars, present = ids.decoded(), ids.present
-            if sizes_from_data(chars):  # on the CPU: counted with NumPy, on the same memory
-                return pairs_from_rows(chars.numpy(), None if present is None else present.numpy())
-            return pairs_from_rows(chars, present)
+            return ids_text(ids)
+
+
+def ids_text(ids: TokenIds) -> TextPairs[torch.Tensor] | TextPairs[np.ndarray]:
+    """A checked batch of subword ids as the text pairs of their decoded rows: NumPy arrays on the CPU,
+    where sizes follow the data, tensors on the ids' device otherwise."""
+    assert isinstance(ids, SubwordIds)  # chrF reads ids only with a detokenizer
+    chars, present = ids.decoded(), ids.present
+    if sizes_from_data(chars):  # on the CPU: counted with NumPy, on the same memory
+        return pairs_from_rows(chars.numpy(), None if present is None else present.numpy())
+    return pairs_from_rows(chars, present)
 
 
 def text_on(text: TextPairs[np.ndarray], device: torch.device) -> TextPairs[torch.Tensor]:

@@ -11,12 +11,14 @@ from torch import Tensor
 from ...arrays import Array
 from ..base import CorpusScoreMetric, CountingMetricArguments
 from .config import CHRFConfig, CHRFOptions
-from .counting import as_text
+from .counting import as_text, ids_statistics
 from .score import chrf_from_statistics, packed_chrf
 from .statistics import chrf_statistics
 
 if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
+
+    from ...inputs.kinds import TokenIds
 
 
 class CHRFScoreOptions(CHRFOptions, CountingMetricArguments, total=False):
@@ -64,6 +66,10 @@ class CHRFScore(CorpusScoreMetric):
     def sentence_statistics(self, preds: Any, target: Any) -> tuple[Array]:
         """``(B, orders, 3)`` statistics of every sentence, each against its best reference."""
         return (chrf_statistics(as_text(preds, target, self.config, self.device), self.config),)
+
+    def ids_statistics(self, ids: TokenIds) -> tuple[Tensor]:
+        """``(B, orders, 3)`` statistics of every sentence of a checked batch of subword ids."""
+        return (ids_statistics(ids, self.config),)
 
     def score(self, *statistics: Tensor) -> Tensor:
         """chrF in ``[0, 1]`` of summed statistics (0-d float64)."""

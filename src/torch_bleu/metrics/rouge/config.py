@@ -16,6 +16,8 @@ from .sentence_splitting import SentenceSplitter, SplitterName, check_splitter, 
 if TYPE_CHECKING:
     from torch import Tensor
 
+    from ...inputs.batch import TokenBatch
+
 #: The ROUGE types rouge-score computes: n-gram overlap of order 1 to 9, and two LCS-based ones.
 RougeType = Literal[
     "rouge1", "rouge2", "rouge3", "rouge4", "rouge5", "rouge6", "rouge7", "rouge8", "rouge9", "rougeL", "rougeLsum"
@@ -150,6 +152,11 @@ class ROUGEConfig(SubwordConfig):
                 "sentence_sep_id is for rows of plain ids; decoded text is split into sentences at its newlines"
             )
         object.__setattr__(self, "rouge_types", types)
+
+    def check_ids(self, batch: TokenBatch) -> None:
+        """Refuse the options of text for rows of plain ids (:meth:`check_plain_ids`)."""
+        if self.detokenizer is None:
+            self.check_plain_ids()
 
     def check_plain_ids(self) -> None:
         """Refuse the options of text for rows of plain ids (each id a word already): ``use_stemmer`` and a

@@ -48,34 +48,47 @@ def sentence_statistics(
     match read_input(preds, target, config):
         case Text(hypotheses, references):
             return _of_strings(hypotheses, references, config, seen)
-        case SubwordIds() as ids:
-            chars = ids.decoded()
-            batch, sources = chars.shape[:2]
-            if config.use_stemmer or config.split_sentences is not None:  # they read strings, on the host
-                texts = strings_from_rows(chars)
-                kept = ids.present.cpu().tolist() if ids.present is not None else [[True] * (sources - 1)] * batch
-                references = [
-                    [text for text, keep in zip(texts[row * sources + 1 : (row + 1) * sources], kept[row]) if keep]
-                    for row in range(batch)
-                ]
-                statistics, scores = _of_strings(texts[::sources], references, config, seen)
-                return statistics.to(chars.device), scores.to(chars.device)
-            found, found_lines = rouge_char_words(chars.reshape(batch * sources, chars.shape[-1]))
-            words = found.ids.reshape(batch, sources, -1)
-            word_lines = found_lines.reshape(batch, sources, -1)
-            lengths = found.lengths.reshape(batch, sources)
-            one_line = False
-        case TokenIds() as ids:
-            config.check_plain_ids()
-            tokens = ids.rows.tokens
-            keep = ids.rows.keep if ids.rows.keep is not None else torch.ones_like(tokens, dtype=torch.bool)
-            separator = config.sentence_sep_id
-            one_line = separator is None
-            is_separator = tokens == separator if separator is not None else torch.zeros_like(keep)
-            lines = is_separator.long().cumsum(-1)
-            keep = keep & ~is_separator
-            words, word_lines = pack_kept(keep, tokens.shape[-1], (tokens, 0), (lines, 0))
-            lengths = keep.sum(-1)
+        case ids:
+            return ids_statistics(ids, config, seen)
+
+
+def ids_statistics(ids: TokenIds, config: ROUGEConfig, seen: SentencesSeen | None = None) -> tuple[Tensor, Tensor]:
+    """Statistics and scores (:func:`sentence_statistics`) of a checked batch of ids: rows of ids (each id
+    a word), or subword ids.
+
+    Example:
+        >>> from torch_bleu.inputs.ids import token_batch
+        >>> ids = TokenIds(token_batch(torch.tensor([[5, 6, 7]]), torch.tensor([[5, 6]])), ROUGEConfig())
+        >>> ids_statistics(ids, ROUGEConfig(rouge_types=("rouge1",)))[0].tolist()
+        [[[2, 3, 2]]]
+    """
+    if isinstance(ids, SubwordIds):
+        chars = ids.decoded()
+        batch, sources = chars.shape[:2]
+        if config.use_stemmer or config.split_sentences is not None:  # they read strings, on the host
+            texts = strings_from_rows(chars)
+            kept = ids.present.cpu().tolist() if ids.present is not None else [[True] * (sources - 1)] * batch
+            references = [
+                [text for text, keep in zip(texts[row * sources + 1 : (row + 1) * sources], kept[row]) if keep]
+                for row in range(batch)
+            ]
+            statistics, scores = _of_strings(texts[::sources], references, config, seen)
+            return statistics.to(chars.device), scores.to(chars.device)
+        found, found_lines = rouge_char_words(chars.reshape(batch * sources, chars.shape[-1]))
+        words = found.ids.reshape(batch, sources, found.ids.shape[-1])  # sizes from shapes: batches may be empty
+        word_lines = found_lines.reshape(batch, sources, found_lines.shape[-1])
+        lengths = found.lengths.reshape(batch, sources)
+        one_line = False
+    else:
+        tokens = ids.rows.tokens
+        keep = ids.rows.keep if ids.rows.keep is not None else torch.ones_like(tokens, dtype=torch.bool)
+        separator = config.sentence_sep_id
+        one_line = separator is None
+        is_separator = tokens == separator if separator is not None else torch.zeros_like(keep)
+        lines = is_separator.long().cumsum(-1)
+        keep = keep & ~is_separator
+        words, word_lines = pack_kept(keep, tokens.shape[-1], (tokens, 0), (lines, 0))
+        lengths = keep.sum(-1)
     if seen is not None:  # rows of plain ids without a separator are one sentence each, wherever they are
         seen.add(False if one_line else rows_with_second_sentence(word_lines, lengths))
     return _of_rows(words, word_lines, lengths, ids.present, config)

@@ -11,18 +11,20 @@ from torch import Tensor
 
 from ...threads import within_cpu_share
 from ..base import CountingMetric, CountingMetricArguments
-from ..queued_text import QUEUE, QueuedText
+from ..queued_text import QUEUE, QueuedBatches
 from .bootstrap import AggregateScore as AggregateScore
 from .bootstrap import RougeIntervals, rouge_bootstrap
 from .bootstrap import Score as Score
 from .config import ROUGEConfig, ROUGEOptions
-from .counting import sentence_statistics
+from .counting import ids_statistics, sentence_statistics
 from .score import LIMB_BITS, LIMBS, SCALE_BITS, fixed_point, mean_of_fixed_point, rouge_scores
 from .sentence_splitting import SentencesSeen
 from .states import check_packed_states, check_sentence_limit, check_weight_limit
 
 if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
+
+    from ...inputs.kinds import TokenIds
 
 
 class ROUGEScoreOptions(ROUGEOptions, CountingMetricArguments, total=False):
@@ -90,7 +92,15 @@ class ROUGEScore(CountingMetric):
 
     def sentence_statistics(self, preds: Any, target: Any) -> tuple[Tensor, ...]:
         """Each sentence's ``(B, T, 3)`` statistics, ``(B, T, 3, 2)`` fixed-point scores and ``(B,)`` ones."""
-        statistics, scores = sentence_statistics(preds, target, self.config, self._sentences_seen)
+        return self._states(*sentence_statistics(preds, target, self.config, self._sentences_seen))
+
+    def ids_statistics(self, ids: TokenIds) -> tuple[Tensor, ...]:
+        """The statistics, fixed-point scores and ones of every sentence of a checked batch of ids."""
+        return self._states(*ids_statistics(ids, self.config, self._sentences_seen))
+
+    @staticmethod
+    def _states(statistics: Tensor, scores: Tensor) -> tuple[Tensor, ...]:
+        """A sentence's statistics and scores as the states count them: fixed-point scores, and a 1."""
         return statistics, fixed_point(scores), torch.ones_like(statistics[:, 0, 0])
 
     def compute(self) -> dict[str, Tensor]:  # type: ignore[override]
@@ -110,7 +120,7 @@ class ROUGEScore(CountingMetric):
         counting the sentences counted and queued so far without counting the queue."""
         rows = super()._checked_rows(batch, weight, indices)
         if weight is not None and weight.device.type == "cpu":
-            queued: QueuedText = getattr(self, QUEUE)
+            queued: QueuedBatches = getattr(self, QUEUE)
             queued_weight = queued.weight(self.device)
             pending = len(queued) if queued_weight is None else int(queued_weight.sum())
             check_weight_limit(weight, int(self.__dict__["sentences"]) + pending)

@@ -12,7 +12,7 @@ import torch
 from torch import Tensor
 
 from ...arrays import to_host
-from ...inputs.kinds import SubwordIds, Text, read_input
+from ...inputs.kinds import SubwordIds, Text, TokenIds, read_input
 from ...text.code_points import strings_from_rows
 from .config import TERConfig
 from .statistics import ter_statistics
@@ -30,7 +30,16 @@ def sentence_statistics(preds: Any, target: Any, config: TERConfig) -> Tensor:
         >>> sentence_statistics(["a b c d"], ["b c d a"], TERConfig())[:, 0].tolist()
         [1]
     """
-    text = as_sentences(preds, target, config)
+    return _counted(as_sentences(preds, target, config), config)
+
+
+def ids_statistics(ids: TokenIds, config: TERConfig) -> Tensor:
+    """``(B, 2)`` statistics (:func:`sentence_statistics`) of a checked batch of subword ids."""
+    return _counted(ids_sentences(ids), config)
+
+
+def _counted(text: Text | int, config: TERConfig) -> Tensor:
+    """The statistics of sentences; of a batch of ``text`` sentences on the meta device, zeros there."""
     if isinstance(text, int):  # the meta device: shapes only
         return torch.zeros((text, 2), dtype=torch.int64, device="meta")
     return torch.from_numpy(ter_statistics(*text, config))
@@ -48,15 +57,19 @@ def as_sentences(preds: Any, target: Any, config: TERConfig) -> Text | int:
         case Text() as text:
             return text
         case ids:
-            assert isinstance(ids, SubwordIds)  # TER reads ids only with a detokenizer
-            chars = ids.decoded()
-            if chars.device.type == "meta":
-                return int(chars.shape[0])
-            texts = strings_from_rows(chars)
-            batch, sources = chars.shape[:2]
-            kept = np.ones((batch, sources - 1), dtype=bool) if ids.present is None else to_host(ids.present)
-            hypotheses = [texts[index * sources] for index in range(batch)]
-            references = [
-                [texts[index * sources + 1 + slot] for slot in np.flatnonzero(kept[index])] for index in range(batch)
-            ]
-            return Text(hypotheses, references)
+            return ids_sentences(ids)
+
+
+def ids_sentences(ids: TokenIds) -> Text | int:
+    """A checked batch of subword ids as the strings of their decoded rows (:func:`as_sentences`), read
+    back once; on the meta device, the batch size."""
+    assert isinstance(ids, SubwordIds)  # TER reads ids only with a detokenizer
+    chars = ids.decoded()
+    if chars.device.type == "meta":
+        return int(chars.shape[0])
+    texts = strings_from_rows(chars)
+    batch, sources = chars.shape[:2]
+    kept = np.ones((batch, sources - 1), dtype=bool) if ids.present is None else to_host(ids.present)
+    hypotheses = [texts[index * sources] for index in range(batch)]
+    references = [[texts[index * sources + 1 + slot] for slot in np.flatnonzero(kept[index])] for index in range(batch)]
+    return Text(hypotheses, references)

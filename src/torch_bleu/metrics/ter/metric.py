@@ -9,12 +9,14 @@ import torch
 from torch import Tensor
 
 from ..base import CorpusScoreMetric, CountingMetricArguments
-from .config import TERConfig, TEROptions
-from .counting import sentence_statistics
+from .config import MAX_REFERENCES, TERConfig, TEROptions
+from .counting import ids_statistics, sentence_statistics
 from .score import ter_fraction
 
 if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
+
+    from ...inputs.kinds import TokenIds
 
 
 class TERScoreOptions(TEROptions, CountingMetricArguments, total=False):
@@ -64,6 +66,17 @@ class TERScore(CorpusScoreMetric):
         """``(B,)`` edits and ``(B,)`` reference lengths of every sentence."""
         statistics = sentence_statistics(preds, target, self.config)
         return statistics[:, 0], statistics[:, 1]
+
+    def ids_statistics(self, ids: TokenIds) -> tuple[Tensor, Tensor]:
+        """``(B,)`` edits and ``(B,)`` reference lengths of every sentence of a checked batch of subword ids."""
+        statistics = ids_statistics(ids, self.config)
+        return statistics[:, 0], statistics[:, 1]
+
+    def queueable_ids(self, preds: Any, target: Any) -> TokenIds | None:
+        """A batch of subword ids, checked, for ``update`` to queue; one with room for more references than TER
+        takes is counted at once, where the references that count are known (and more than it takes refused)."""
+        ids = super().queueable_ids(preds, target)
+        return None if ids is None or ids.batch.target.shape[1] > MAX_REFERENCES else ids
 
     def score(self, *statistics: Tensor) -> Tensor:
         """TER of summed statistics (0-d float64), edits per reference word."""

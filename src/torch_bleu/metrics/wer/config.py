@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, ClassVar
 from ..config import SubwordConfig, SubwordOptions
 
 if TYPE_CHECKING:
+    from ...inputs.batch import TokenBatch
     from ...inputs.kinds import Text
 
 #: Option names of jiwer and torchmetrics, each with what to do here instead.
@@ -62,6 +63,10 @@ class WERConfig(SubwordConfig):
     def check_text(self, text: Text) -> None:
         """Refuse strings of more than one reference per hypothesis."""
         self.check_references(max(map(len, text.references), default=1))
+
+    def check_ids(self, batch: TokenBatch) -> None:
+        """Refuse rows of ids with room for more than one reference per hypothesis."""
+        self.check_references(batch.target.shape[1])
 
     def check_references(self, most: int) -> None:
         """Refuse a batch whose hypotheses have up to ``most`` references, more than one (as jiwer takes one).

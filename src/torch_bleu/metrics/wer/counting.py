@@ -46,17 +46,27 @@ def sentence_statistics(preds: Any, target: Any, config: WERConfig) -> Tensor:
     match read_input(preds, target, config, on_host=True):
         case Text(hypotheses, references):
             return torch.from_numpy(string_counts(hypotheses, [refs[0] for refs in references], config.characters))
-        case SubwordIds() as ids:
-            config.check_references(ids.rows.tokens.shape[1] - 1)
-            chars = ids.decoded()
-            units, lengths = text_units(chars.reshape(2 * chars.shape[0], chars.shape[-1]), config.characters)
-            if sizes_from_data(units):
-                kept = torch.arange(units.shape[-1], device=units.device) < lengths[:, None]
-                return torch.from_numpy(unit_counts(units.numpy()[kept.numpy()], lengths.numpy()))
-            return error_counts(units[0::2], lengths[0::2], units[1::2], lengths[1::2])
-        case TokenIds(batch) as ids:
-            config.check_references(ids.rows.tokens.shape[1] - 1)
-            return _kept_id_counts(ids.rows, batch.preds.shape[-1], batch.target.shape[-1])
+        case ids:
+            return ids_statistics(ids, config)
+
+
+def ids_statistics(ids: TokenIds, config: WERConfig) -> Tensor:
+    """``(B, 4)`` counts (:func:`sentence_statistics`) of a checked batch of ids: rows of ids, or subword ids.
+
+    Example:
+        >>> from torch_bleu.inputs.ids import token_batch
+        >>> ids = TokenIds(token_batch(torch.tensor([[5, 6, 0]]), torch.tensor([[6, 0, 0]])), WERConfig(ignore_ids=[0]))
+        >>> ids_statistics(ids, WERConfig(ignore_ids=[0])).tolist()
+        [[1, 0, 0, 1]]
+    """
+    if not isinstance(ids, SubwordIds):
+        return _kept_id_counts(ids.rows, ids.batch.preds.shape[-1], ids.batch.target.shape[-1])
+    chars = ids.decoded()
+    units, lengths = text_units(chars.reshape(2 * chars.shape[0], chars.shape[-1]), config.characters)
+    if sizes_from_data(units):
+        kept = torch.arange(units.shape[-1], device=units.device) < lengths[:, None]
+        return torch.from_numpy(unit_counts(units.numpy()[kept.numpy()], lengths.numpy()))
+    return error_counts(units[0::2], lengths[0::2], units[1::2], lengths[1::2])
 
 
 def decoded_on_host(preds: Any, target: Any, config: WERConfig) -> tuple[list[str], list[list[str]]] | None:
@@ -79,7 +89,7 @@ def decoded_on_host(preds: Any, target: Any, config: WERConfig) -> tuple[list[st
     rows = kept_rows(batch, config)
     config.check_references(rows.tokens.shape[1] - 1)
     tokens = to_host(rows.tokens)
-    tokens = tokens.reshape(-1, tokens.shape[-1])
+    tokens = tokens.reshape(tokens.shape[0] * tokens.shape[1], tokens.shape[-1])  # rows may be empty
     keep = np.ones(tokens.shape, dtype=bool) if rows.keep is None else to_host(rows.keep).reshape(tokens.shape)
     check_ids(torch.from_numpy(tokens), torch.from_numpy(keep), config.detokenizer.vocab_size)
     flat = tokens[keep].tolist()

@@ -10,11 +10,13 @@ from torch import Tensor
 
 from ..base import CorpusScoreMetric, CountingMetricArguments
 from .config import CERConfig, WERConfig, WEROptions
-from .counting import COUNT_NAMES, decoded_on_host, sentence_statistics, string_counts
+from .counting import COUNT_NAMES, decoded_on_host, ids_statistics, sentence_statistics, string_counts
 from .score import ErrorMeasures, error_rate, measures_of
 
 if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
+
+    from ...inputs.kinds import TokenIds
 
 
 class WERScoreOptions(WEROptions, CountingMetricArguments, total=False):
@@ -27,9 +29,9 @@ class WERScore(CorpusScoreMetric):
     ``update(preds, target, weight=None, indices=None)`` takes the hypotheses first, then one reference each: strings
     (read as jiwer's ``wer_default`` reads them), rows of token ids (each id a word; ``ignore_ids`` and
     ``eos_id`` as for every metric), or, with ``detokenizer``, subword ids whose decoded words count
-    (references as ids or strings). Ids are counted on their device, without waiting for it; subword ids
-    on the CPU are decoded there and queued with text batches, which are counted a thousand sentences
-    at a time (:mod:`~torch_bleu.metrics.queued_text`).
+    (references as ids or strings). Ids are queued and counted on their device, a thousand sentences at a
+    time, without waiting for it (:mod:`~torch_bleu.metrics.queued_ids`); subword ids on the CPU are
+    decoded there and queued with text batches (:mod:`~torch_bleu.metrics.queued_text`).
     ``weight`` says how many times each sentence counts, ``indices`` where
     each sentence is in the dataset (the order the sentences kept with ``keep_sentences=True`` follow)
     (:meth:`~torch_bleu.metrics.base.CorpusScoreMetric.update`). The states are int64 ``hits``,
@@ -85,6 +87,10 @@ class WERScore(CorpusScoreMetric):
             return tuple(torch.from_numpy(string_counts(preds, references, self.config.characters)).unbind(-1))
         counts = sentence_statistics(preds, target, self.config)
         return tuple(counts.unbind(-1))
+
+    def ids_statistics(self, ids: TokenIds) -> tuple[Tensor, ...]:
+        """``(B,)`` hits, substitutions, deletions and insertions of every sentence of a checked batch of ids."""
+        return tuple(ids_statistics(ids, self.config).unbind(-1))
 
     def score(self, *statistics: Tensor) -> Tensor:
         """The error rate of summed counts (0-d float64)."""
