@@ -14,8 +14,6 @@ as tensors (:func:`is_tensor` tells them apart for it). PyTorch is imported for 
 
 Example:
     >>> import numpy as np
-
-from .kernels import kernels_on_cpu
     >>> array_namespace(np.zeros(2)).__name__
     'numpy'
     >>> as_float64(np.array([1, 2])).dtype
