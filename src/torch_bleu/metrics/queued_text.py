@@ -1,6 +1,6 @@
 """Text batches a metric counts together: ``update()`` checks a batch of strings and queues it; the queue is
 counted when a state of the metric is read, in parts of the metric's ``text_part`` sentences (at most
-:data:`MOST_QUEUED`; BLEU's 256, whose word numbering slows once its arrays outgrow the caches). Batches
+:data:`MOST_QUEUED`; BLEU's 512, whose word numbering slows once its arrays outgrow the caches). Batches
 of ids are queued alike (:mod:`.queued_ids`), with what every queue shares here: :class:`QueuedBatches`
 (each batch's size, weight and indices) and :class:`CountedState`.
 
