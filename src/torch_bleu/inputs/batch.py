@@ -160,6 +160,8 @@ def joined_batches(batches: Sequence[TokenBatch]) -> TokenBatch:
         >>> joined.preds.tolist(), joined.target.tolist()
         ([[5, 6], [7, -1]], [[[5, -1], [-1, -1]], [[7, 8], [9, 9]]])
     """
+    if len(batches) == 1:
+        return batches[0]
     references = max(batch.target.shape[1] for batch in batches)
     preds_width = max(batch.preds.shape[-1] for batch in batches)
     target_width = max(batch.target.shape[-1] for batch in batches)

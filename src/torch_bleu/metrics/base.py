@@ -255,7 +255,7 @@ class CountingMetric(Metric):
             return
         rows = self._checked_rows(ids.batch.preds.shape[0], weight, indices)
         queued_ids = QueuedIds()
-        queued_ids.add(ids.batch, weight, rows)
+        queued_ids.add(ids.batch, weight, rows, copy=QueuedIds in self._counted_kinds)  # else counted at once
         self._queue(queued_ids)
 
     def _queue(self, batch: QueuedBatches) -> None:

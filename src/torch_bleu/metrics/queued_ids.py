@@ -45,9 +45,12 @@ class QueuedIds(QueuedBatches):
 
     ids: list[TokenBatch] = field(default_factory=list)
 
-    def add(self, batch: TokenBatch, weight: Tensor | None, indices: Tensor | None) -> None:
-        """Queue a copy of a checked batch (the caller may reuse its tensors)."""
-        self.ids.append(TokenBatch(*(None if value is None else value.clone() for value in batch)))
+    def add(self, batch: TokenBatch, weight: Tensor | None, indices: Tensor | None, copy: bool = True) -> None:
+        """Queue a checked batch: a copy (the caller may reuse its tensors), unless it is counted before
+        ``update`` returns."""
+        if copy:
+            batch = TokenBatch(*(None if value is None else value.clone() for value in batch))
+        self.ids.append(batch)
         self.add_batch(batch.preds.shape[0], weight, indices)
 
     def joined(self) -> list[tuple[list[int], TokenBatch]]:
