@@ -60,7 +60,8 @@ def ids_statistics(ids: TokenIds, config: WERConfig) -> Tensor:
         [[1, 0, 0, 1]]
     """
     if not isinstance(ids, SubwordIds):
-        return _kept_id_counts(ids.rows, ids.batch.preds.shape[-1], ids.batch.target.shape[-1])
+        rows = TokenIds(ids.batch.on_host(), config).rows  # NumPy's rows where sizes follow the data
+        return _kept_id_counts(rows, ids.batch.preds.shape[-1], ids.batch.target.shape[-1])
     chars = ids.decoded()
     units, lengths = text_units(chars.reshape(2 * chars.shape[0], chars.shape[-1]), config.characters)
     if sizes_from_data(units):
