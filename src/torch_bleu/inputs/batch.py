@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from ..arrays import sizes_from_data
+from ..arrays import is_tensor, sizes_from_data
 from ..text.code_points import PAD
 
 #: What a ragged row, or a list of rows, may be.
@@ -69,7 +69,8 @@ class TokenBatch(NamedTuple):
 
     def on_host(self) -> TokenBatch:
         """A batch of one reference per hypothesis as NumPy arrays on its CPU tensors' own memory, where
-        sizes may follow the data (:func:`~torch_bleu.arrays.sizes_from_data`); else the batch itself.
+        sizes may follow the data (:func:`~torch_bleu.arrays.sizes_from_data`); else (or when it holds NumPy
+        arrays already) the batch itself.
 
         The engine then counts each hypothesis-reference pair as a stream of its kept tokens, where a
         NumPy operation costs a fraction of a PyTorch one's dispatch. Several references stay tensors:
@@ -79,7 +80,8 @@ class TokenBatch(NamedTuple):
             >>> TokenBatch(torch.tensor([[5, 6]]), torch.tensor([[[5, 7]]])).on_host().target
             array([[[5, 7]]])
         """
-        if self.reference_chars is not None or self.target.shape[1] != 1 or not sizes_from_data(self.preds):
+        on_device = not sizes_from_data(self.preds)
+        if self.reference_chars is not None or self.target.shape[1] != 1 or on_device or not is_tensor(self.preds):
             return self
         ref_present, row_lengths = (None if field is None else field.numpy() for field in self[2:4])
         return TokenBatch(self.preds.numpy(), self.target.numpy(), ref_present, row_lengths)
