@@ -172,7 +172,7 @@ def test_a_match_at_the_end_of_a_tile_carries_into_the_next(monkeypatch, small_t
 
 
 @pytest.mark.slow
-@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32 - 1), small=st.booleans())
 def test_many_kernels_equal_pytorch_operations(monkeypatch, seed, small):
     monkeypatch.setenv("TORCH_BLEU_KERNELS", "torch")
@@ -224,7 +224,7 @@ def test_empty_and_one_word_texts(triton_kernels):
 
 
 @pytest.mark.slow
-@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32 - 1))
 def test_many_ids_score_as_rouge_score(triton_kernels, seed):
     rng = random.Random(seed)

@@ -81,3 +81,25 @@ def triton_runs(device: Device) -> bool:
             "(before Triton is first imported)"
         )
     return True
+
+
+def interpreted(kernel: object) -> bool:
+    """Whether ``kernel`` (a ``@triton.jit`` function) runs in Triton's interpreter, Triton's own functions too:
+    as ``TRITON_INTERPRET`` said when Triton was first imported and when the kernel was defined."""
+    import triton
+    import triton.language as tl
+
+    return not isinstance(tl.zeros, triton.JITFunction) and not isinstance(kernel, triton.JITFunction)
+
+
+def check_runs_on(device: Device, kernel: object) -> None:
+    """Refuse to run ``kernel`` on CPU tensors unless it runs in Triton's interpreter (:func:`interpreted`).
+
+    Raises:
+        InputError: CPU tensors, and Triton imported before ``TRITON_INTERPRET=1`` was set.
+    """
+    if device.type == "cpu" and not interpreted(kernel):
+        raise InputError(
+            "Triton was imported before TRITON_INTERPRET=1 was set, so its kernels cannot run on CPU tensors: set "
+            f"it before anything imports Triton (torch.compile does), or unset {KERNELS_VARIABLE}"
+        )

@@ -46,7 +46,7 @@ import triton
 import triton.language as tl
 from torch import Tensor
 
-from ...errors import InputError
+from ...kernels import check_runs_on, interpreted
 
 #: The most scratch memory (bytes) of one launch: the rows of :func:`triton_lcs_lengths`, the rows and bits
 #: of :func:`triton_union_lcs_marks`.
@@ -207,21 +207,8 @@ def _union_lcs_kernel(  # type: ignore[no-untyped-def]  # Triton's types
 
 
 def runs_on(device: torch.device) -> bool:
-    """Whether the kernels run on tensors on ``device``: a GPU's, or the CPU's in Triton's interpreter, which
-    needs ``TRITON_INTERPRET=1`` from before Triton was first imported (its own functions interpreted too).
-    """
-    interpreted = not isinstance(tl.zeros, triton.JITFunction) and not isinstance(
-        _lcs_lengths_kernel, triton.JITFunction
-    )
-    return device.type != "cpu" or interpreted
-
-
-def _check_runs_on(device: torch.device) -> None:
-    if not runs_on(device):
-        raise InputError(
-            "Triton was imported before TRITON_INTERPRET=1 was set, so its kernels cannot run on CPU tensors: "
-            "set it before anything imports Triton (torch.compile does), or unset TORCH_BLEU_KERNELS"
-        )
+    """Whether the kernels run on tensors on ``device``: a GPU's, or the CPU's in Triton's interpreter."""
+    return device.type != "cpu" or interpreted(_lcs_lengths_kernel)
 
 
 def _tile(width: int, least: int) -> int:
@@ -238,7 +225,7 @@ def triton_lcs_lengths(ref: Tensor, ref_length: Tensor, pred: Tensor, pred_lengt
     """:func:`.device_lcs.lcs_lengths` by a Triton kernel: ``(P,)`` int64 LCS lengths of padded rows ``ref``
     ``(P, Lr)`` and ``pred`` ``(P, Lp)`` of ``ref_length`` and ``pred_length`` ``(P,)`` words (pads: two
     different negative numbers). The wider rows are the vector, the narrower ones are walked."""
-    _check_runs_on(ref.device)
+    check_runs_on(ref.device, _lcs_lengths_kernel)
     if ref.shape[1] > pred.shape[1]:  # the LCS is symmetric
         ref, ref_length, pred, pred_length = pred, pred_length, ref, ref_length
     pairs, width = ref.shape[0], pred.shape[1]
@@ -276,7 +263,7 @@ def triton_union_lcs_marks(
     ``ref`` ``(P, Lr)`` and ``pred`` ``(P, Lp)`` of ``ref_length`` and ``pred_length`` ``(P,)`` words, each
     word's sentence in ``ref_sentence`` and ``pred_sentence`` (equal within one, different across a
     boundary)."""
-    _check_runs_on(ref.device)
+    check_runs_on(ref.device, _lcs_lengths_kernel)
     pairs, ref_width = ref.shape
     width = pred.shape[1]
     marks = torch.zeros((pairs, ref_width), dtype=torch.bool, device=ref.device)

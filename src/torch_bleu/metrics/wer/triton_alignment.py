@@ -41,7 +41,7 @@ import triton
 import triton.language as tl
 from torch import Tensor
 
-from ...errors import InputError
+from ...kernels import check_runs_on
 from .device_alignment import DELETION, HIT, SUBSTITUTION, Middles
 
 #: The most scratch memory one launch takes: pairs are launched in chunks that stay under it.
@@ -156,12 +156,6 @@ def _alignment_kernel(  # type: ignore[no-untyped-def]
     tl.store(out_ptr + 2 * pairs + 1, tl.sum(tl.where(at_end, substitutions, 0), axis=1), mask=present)
 
 
-def interpreted() -> bool:
-    """Whether the kernel runs in Triton's interpreter: Triton's own functions too, which it compiles or
-    interprets as ``TRITON_INTERPRET`` said when Triton was first imported."""
-    return not isinstance(tl.zeros, triton.JITFunction) and not isinstance(_alignment_kernel, triton.JITFunction)
-
-
 def lanes_for(hyp_width: int) -> int:
     """The lanes per pair for hypotheses of ``hyp_width`` tokens: a power of two past it (16 at least).
 
@@ -188,9 +182,10 @@ def kernel_middle_counts(middle: Middles) -> Tensor:
     Triton's interpreter).
 
     Example:
+        >>> from torch_bleu.kernels import interpreted
         >>> from torch_bleu.metrics.wer.device_alignment import middles
         >>> rows, lengths = (torch.tensor([[7, 1, 2]]), torch.tensor([[7, 2, 1]])), torch.tensor([3])
-        >>> if interpreted():   # "7 1 2" against "7 2 1", in Triton's interpreter
+        >>> if interpreted(_alignment_kernel):   # "7 1 2" against "7 2 1", in Triton's interpreter
         ...     assert kernel_middle_counts(middles(rows[0], lengths, rows[1], lengths)).tolist() == [[2, 0, 1, 1]]
     """
     return _aligned(middle, None)[0]
@@ -201,9 +196,10 @@ def kernel_counts_and_column(middle: Middles, at_column: Tensor) -> tuple[Tensor
     (:func:`.device_alignment.distances`) for ``k = 0 .. ref_left[b]``, its own reference tokens (0 past them).
 
     Example:
+        >>> from torch_bleu.kernels import interpreted
         >>> from torch_bleu.metrics.wer.device_alignment import middles
         >>> rows, lengths = (torch.tensor([[2, 1]]), torch.tensor([[1, 2]])), torch.tensor([2])
-        >>> if interpreted():   # reference "2 1", hypothesis "1 2": D[k][1] = 1, 1, 1
+        >>> if interpreted(_alignment_kernel):   # reference "2 1", hypothesis "1 2": D[k][1] = 1, 1, 1
         ...     _, column = kernel_counts_and_column(middles(rows[0], lengths, rows[1], lengths), torch.tensor([1]))
         ...     assert (column + torch.arange(3) + 1).tolist() == [[1, 1, 1]]
     """
@@ -217,11 +213,7 @@ def _aligned(middle: Middles, at_column: Tensor | None) -> tuple[Tensor, Tensor 
     where ``at_column`` is given: the kernel launched over chunks of pairs."""
     ref_width, batch = middle.ref.shape
     device = middle.ref.device
-    if device.type == "cpu" and not interpreted():
-        raise InputError(
-            "Triton was imported before TRITON_INTERPRET=1 was set, so its kernels cannot run on CPU tensors: set "
-            "it before anything imports Triton (torch.compile does), or unset TORCH_BLEU_KERNELS"
-        )
+    check_runs_on(device, _alignment_kernel)
     lanes = lanes_for(middle.hyp.shape[0])
     pairs = min(max(1, TILE_LANES // lanes), 1 << max(batch - 1, 0).bit_length())  # no tile past the batch
     chunk = max(pairs, SCRATCH_BYTES // (SCRATCH_ROWS * 4 * lanes) // pairs * pairs)
