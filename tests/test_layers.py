@@ -24,12 +24,12 @@ LAYERS = [
     ["inputs", "detokenize"],
     ["metrics.config", "metrics.command_line", "metrics.sentences", "metrics.queued_text", "metrics.queued_ids"],
     ["metrics.base"],
-    ["metrics.bleu", "metrics.chrf", "metrics.rouge", "metrics.ter", "metrics.wer"],
+    ["metrics.bleu", "metrics.chrf", "metrics.cider", "metrics.rouge", "metrics.ter", "metrics.wer"],
     ["pairwise", "rewards", "cli", "metrics.paired"],
     ["", "__main__"],  # the package's public names
 ]
 #: Packages of which no module may import another's.
-PEERS = ["metrics.bleu", "metrics.chrf", "metrics.rouge", "metrics.ter", "metrics.wer"]
+PEERS = ["metrics.bleu", "metrics.chrf", "metrics.cider", "metrics.rouge", "metrics.ter", "metrics.wer"]
 
 
 def module_name(path: Path) -> str:

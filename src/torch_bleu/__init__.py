@@ -30,6 +30,10 @@ if TYPE_CHECKING:
     from .metrics.chrf.functional import corpus_chrf as corpus_chrf
     from .metrics.chrf.functional import sentence_chrf as sentence_chrf
     from .metrics.chrf.metric import CHRFScore as CHRFScore
+    from .metrics.cider.config import CIDErConfig as CIDErConfig
+    from .metrics.cider.config import CIDErOptions as CIDErOptions
+    from .metrics.cider.functional import corpus_cider as corpus_cider
+    from .metrics.cider.functional import sentence_cider as sentence_cider
     from .metrics.paired import paired_bootstrap as paired_bootstrap
     from .metrics.paired import paired_randomization as paired_randomization
     from .metrics.rouge.config import ROUGEConfig as ROUGEConfig
@@ -80,6 +84,8 @@ _LAZY_MODULES = {
     "CHRFConfig": "metrics.chrf.config",
     "CHRFOptions": "metrics.chrf.config",
     "CHRFScore": "metrics.chrf.metric",
+    "CIDErConfig": "metrics.cider.config",
+    "CIDErOptions": "metrics.cider.config",
     "Detokenizer": "detokenize.detokenizer",
     "ErrorMeasures": "metrics.wer.score",
     "ROUGEConfig": "metrics.rouge.config",
@@ -102,6 +108,7 @@ _LAZY_MODULES = {
     "error_measures": "metrics.wer.score",
     "corpus_bleu": "metrics.bleu.functional",
     "corpus_chrf": "metrics.chrf.functional",
+    "corpus_cider": "metrics.cider.functional",
     "corpus_ter": "metrics.ter.functional",
     "corpus_rouge": "metrics.rouge.functional",
     "cpu_share": "threads",
@@ -118,6 +125,7 @@ _LAZY_MODULES = {
     "sentence_rouge": "metrics.rouge.functional",
     "sentence_bleu": "metrics.bleu.functional",
     "sentence_chrf": "metrics.chrf.functional",
+    "sentence_cider": "metrics.cider.functional",
     "bleu_statistics": "metrics.bleu.functional",
     "sentence_ter": "metrics.ter.functional",
     "sentence_wer": "metrics.wer.functional",
