@@ -12,7 +12,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from torch_bleu import CIDErConfig, Detokenizer, corpus_cider, sentence_cider
+from torch_bleu import CIDErConfig, CIDErScore, Detokenizer, corpus_cider, sentence_cider
 from torch_bleu.errors import InputError
 
 cider = pytest.importorskip("pycocoevalcap.cider.cider")
@@ -194,3 +194,40 @@ def test_ids_on_meta_refused_clearly() -> None:
     ids = torch.zeros((2, 3), dtype=torch.int64, device="meta")
     with pytest.raises(InputError, match="meta device"):
         sentence_cider(ids, ids)
+
+
+def test_metric_over_updates() -> None:
+    """Images added over several updates score as one call of the functions, forward gives the batch's score,
+    and a rejected update changes nothing."""
+    captions, references = ["a b c", "b c", "", "c a b b"], [["a b", "c"], ["b c a"], ["a"], ["c a", "b b", ""]]
+    metric = CIDErScore()
+    assert metric(captions[:2], references[:2]).item() == pytest.approx(
+        corpus_cider(captions[:2], references[:2]).item()
+    )
+    metric.update(captions[2:], references[2:])
+    with pytest.raises(InputError, match="either strings or rows of ids"):
+        metric.update(torch.tensor([[1]]), torch.tensor([[1]]))
+    assert metric.image_scores().tolist() == sentence_cider(captions, references).tolist()
+    assert metric.compute().item() == corpus_cider(captions, references).item()
+    metric.reset()
+    with pytest.warns(UserWarning, match="before the ``update``"):
+        assert metric.compute().item() == 0.0
+
+
+def test_metric_of_ids_and_merged_states() -> None:
+    """Rows of ids as their strings; two metrics' states merged (as DDP concatenates them) as one metric (the
+    images in the order torchmetrics concatenates them: the incoming first)."""
+    preds, target = torch.tensor([[5, 6, 0], [7, 0, 0]]), torch.tensor([[[5, 6, 7], [6, 0, 0]], [[7, 5, 0], [0, 0, 0]]])
+    first, second = CIDErScore(ignore_ids=[0]), CIDErScore(ignore_ids=[0])
+    first.update(preds[:1], target[:1])
+    second.update(preds[1:], target[1:])
+    first.merge_state(second)
+    expected = sentence_cider(["5 6", "7"], [["5 6 7", "6"], ["7 5"]])
+    assert first.image_scores().tolist() == expected.flip(0).tolist()
+    assert first.compute().item() == pytest.approx(expected.mean().item(), abs=1e-15)
+
+
+def test_metric_options() -> None:
+    assert CIDErScore(sigma=3.0).config.sigma == 3.0
+    with pytest.raises(TypeError, match="always of 1 to 4 words"):
+        CIDErScore(n=4)  # type: ignore[call-arg]

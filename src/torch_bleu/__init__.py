@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from .metrics.cider.config import CIDErOptions as CIDErOptions
     from .metrics.cider.functional import corpus_cider as corpus_cider
     from .metrics.cider.functional import sentence_cider as sentence_cider
+    from .metrics.cider.metric import CIDErScore as CIDErScore
     from .metrics.paired import paired_bootstrap as paired_bootstrap
     from .metrics.paired import paired_randomization as paired_randomization
     from .metrics.rouge.config import ROUGEConfig as ROUGEConfig
@@ -86,6 +87,7 @@ _LAZY_MODULES = {
     "CHRFScore": "metrics.chrf.metric",
     "CIDErConfig": "metrics.cider.config",
     "CIDErOptions": "metrics.cider.config",
+    "CIDErScore": "metrics.cider.metric",
     "Detokenizer": "detokenize.detokenizer",
     "ErrorMeasures": "metrics.wer.score",
     "ROUGEConfig": "metrics.rouge.config",

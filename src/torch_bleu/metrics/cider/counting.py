@@ -41,17 +41,46 @@ def text_sentences(hypotheses: list[str], references: list[list[str]]) -> Senten
         >>> text_sentences(["x y"], [["y", ""]]).is_caption.tolist()
         [True, False, False]
     """
-    texts = [text for hypothesis, refs in zip(hypotheses, references) for text in (hypothesis, *refs)]
-    split = [text.split() for text in texts]
-    numbers: dict[str, int] = {}
-    words = [numbers.setdefault(word, len(numbers)) for sentence in split for word in sentence]
+    split, is_caption = split_sentences(hypotheses, references)
+    lengths = np.array([len(words) for words in split], dtype=np.int64)
+    return Sentences(numbered([word for words in split for word in words]), lengths, image_of(is_caption), is_caption)
+
+
+def split_sentences(hypotheses: list[str], references: list[list[str]]) -> tuple[list[list[str]], np.ndarray]:
+    """The words of each hypothesis and then of each of its references (split on whitespace, as
+    pycocoevalcap splits them), and which of them are hypotheses.
+
+    Example:
+        >>> split_sentences(["x  y"], [["y"]])
+        ([['x', 'y'], ['y']], array([ True, False]))
+    """
+    split = [text.split() for hypothesis, refs in zip(hypotheses, references) for text in (hypothesis, *refs)]
     per_image = np.array([1 + len(refs) for refs in references], dtype=np.int64)
-    image = np.repeat(np.arange(len(references)), per_image)
-    is_caption = np.zeros(len(texts), dtype=bool)
+    is_caption = np.zeros(len(split), dtype=bool)
     is_caption[np.cumsum(per_image) - per_image] = True
-    return Sentences(
-        np.array(words, dtype=np.int64), np.array([len(words) for words in split], dtype=np.int64), image, is_caption
-    )
+    return split, is_caption
+
+
+def numbered(words: list[str]) -> np.ndarray:
+    """Each word's number, the words numbered as first seen (int64).
+
+    Example:
+        >>> numbered(["b", "a", "b"]).tolist()
+        [0, 1, 0]
+    """
+    numbers: dict[str, int] = {}
+    return np.array([numbers.setdefault(word, len(numbers)) for word in words], dtype=np.int64)
+
+
+def image_of(is_caption: np.ndarray) -> np.ndarray:
+    """The image of each sentence of a corpus whose images begin each with its caption.
+
+    Example:
+        >>> image_of(np.array([True, False, True])).tolist()
+        [0, 0, 1]
+    """
+    image: np.ndarray = np.cumsum(is_caption, dtype=np.int64) - 1
+    return image
 
 
 def ids_sentences(ids: TokenIds) -> Sentences:
