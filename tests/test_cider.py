@@ -7,8 +7,14 @@ The default run keeps a few examples of each; ``--slow`` adds more and longer on
 
 from __future__ import annotations
 
+import sys
+from datetime import timedelta
+from pathlib import Path
+
 import pytest
 import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -231,3 +237,41 @@ def test_metric_options() -> None:
     assert CIDErScore(sigma=3.0).config.sigma == 3.0
     with pytest.raises(TypeError, match="always of 1 to 4 words"):
         CIDErScore(n=4)  # type: ignore[call-arg]
+
+
+DDP_CAPTIONS = ["a b c", "b c", "", "c a b b", "a a", "b"]
+DDP_REFERENCES = [["a b", "c"], ["b c a"], ["a"], ["c a", "b b", ""], ["a"], ["b", "a b"]]
+#: Ids past float32's whole numbers, which a state synced as float32 would merge.
+LARGE = 2**40
+DDP_IDS = torch.tensor([[5, 6, 0], [7, 0, 0], [6, 6, 5]])
+DDP_ID_TARGET = torch.tensor([[[5, 6, 7], [6, 0, 0]], [[7, 5, 0], [0, 0, 0]], [[6, 5, 0], [6, 6, 0]]])
+DDP_IDS, DDP_ID_TARGET = (torch.where(ids > 0, ids + LARGE, 0) for ids in (DDP_IDS, DDP_ID_TARGET))
+
+
+def _cider_on_rank(rank: int, world_size: int, store: str, out_dir: str) -> None:
+    torch.set_num_threads(1)
+    timeout = timedelta(seconds=60)
+    dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world_size, timeout=timeout)
+    text, ids = CIDErScore(), CIDErScore(ignore_ids=[0])
+    text.update(DDP_CAPTIONS[rank::world_size], DDP_REFERENCES[rank::world_size])
+    if rank == 0:  # the other rank adds no image: its states stay empty
+        ids.update(DDP_IDS, DDP_ID_TARGET)
+    torch.save({"text": text.compute().item(), "ids": ids.compute().item()}, Path(out_dir) / f"rank{rank}.pt")
+    dist.destroy_process_group()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not dist.is_available() or not dist.is_gloo_available(), reason="needs gloo")
+def test_ddp_ranks_give_the_single_process_score(tmp_path: Path) -> None:
+    start_method = "fork" if sys.platform.startswith("linux") else "spawn"
+    mp.start_processes(
+        _cider_on_rank, args=(2, str(tmp_path / "store"), str(tmp_path)), nprocs=2, start_method=start_method
+    )
+    order = [0, 2, 4, 1, 3, 5]  # rank 0's images, then rank 1's
+    text = corpus_cider([DDP_CAPTIONS[i] for i in order], [DDP_REFERENCES[i] for i in order]).item()
+    ids = corpus_cider(DDP_IDS, DDP_ID_TARGET, ignore_ids=[0]).item()
+    assert ids != corpus_cider(DDP_IDS.float().long(), DDP_ID_TARGET.float().long(), ignore_ids=[0]).item()
+    for rank in range(2):
+        seen = torch.load(tmp_path / f"rank{rank}.pt")
+        assert seen["text"] == pytest.approx(text, abs=1e-15)
+        assert seen["ids"] == pytest.approx(ids, abs=1e-15)

@@ -28,6 +28,10 @@ if TYPE_CHECKING:
     from typing_extensions import Never, Unpack
 
 
+#: The states, each a ``"cat"`` list of 1-D tensors of its type.
+STATE_TYPES = {"text": torch.uint8, "tokens": torch.int64, "lengths": torch.int64, "is_caption": torch.bool}
+
+
 class CIDErScoreOptions(CIDErOptions, MetricArguments, total=False):
     """What :class:`CIDErScore` takes by name: its options and torchmetrics' arguments."""
 
@@ -76,7 +80,7 @@ class CIDErScore(Metric):
             raise CIDErConfig.unknown_options(foreign)
         super().__init__(**{name: value for name, value in options.items() if name not in names})
         self.config = CIDErConfig.from_options(config_options)
-        for name in ("text", "tokens", "lengths", "is_caption"):
+        for name in STATE_TYPES:
             self.add_state(name, [], dist_reduce_fx="cat")
 
     def update(self, preds: Any, target: Any) -> None:
@@ -103,6 +107,14 @@ class CIDErScore(Metric):
                 "rows of ids (reset() it, or use one metric for each)"
             )
 
+    def _sync_dist(self, *args: Any, **kwargs: Any) -> None:
+        """Sync as torchmetrics does, a state still empty on this rank sent as an empty tensor of its own type
+        (torchmetrics would send float32, which the other ranks' int64 ids would be concatenated to)."""
+        for name, dtype in STATE_TYPES.items():
+            if isinstance(getattr(self, name), list) and not getattr(self, name):
+                setattr(self, name, [_empty(dtype)])
+        super()._sync_dist(*args, **kwargs)
+
     def compute(self) -> Tensor:
         """The mean CIDEr-D of every image added (0-d float64; 0 for none), of every rank."""
         scores = self.image_scores()
@@ -113,9 +125,8 @@ class CIDErScore(Metric):
 
         Call it after ``compute()``, or where nothing needs syncing: it reads the states as they are.
         """
-        lengths = _cat(self.lengths, torch.int64).numpy()
-        is_caption = _cat(self.is_caption, torch.bool).numpy()
-        text, tokens = _cat(self.text, torch.uint8), _cat(self.tokens, torch.int64)
+        lengths, is_caption = _cat(self.lengths, "lengths").numpy(), _cat(self.is_caption, "is_caption").numpy()
+        text, tokens = _cat(self.text, "text"), _cat(self.tokens, "tokens")
         if text.numel() and tokens.numel():
             raise InputError("CIDErScore's ranks hold strings and rows of ids: give every rank one kind")
         words = numbered(bytes(text.numpy()).decode().split("\n")[:-1]) if text.numel() else tokens.numpy()
@@ -123,10 +134,10 @@ class CIDErScore(Metric):
         return torch.from_numpy(cider_d(sentences, int(is_caption.sum()), sigma=self.config.sigma))
 
 
-def _cat(state: list[Tensor] | Tensor, dtype: torch.dtype) -> Tensor:
-    """A ``"cat"`` state as one CPU tensor (a list before syncing, a tensor after)."""
+def _cat(state: list[Tensor] | Tensor, name: str) -> Tensor:
+    """A ``"cat"`` state as one CPU tensor of its type (a list before syncing, a tensor after)."""
     if isinstance(state, list) and not state:
-        return _empty(dtype)
+        return _empty(STATE_TYPES[name])
     return dim_zero_cat(state).cpu()
 
 
