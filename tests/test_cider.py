@@ -104,6 +104,7 @@ def test_whitespace_and_edges() -> None:
     """Words split on any whitespace; one image (every weight 0); empty captions; repeated images."""
     assert_as_pycocoevalcap(["a  dog\tran\n", "", " "], [["a dog ran", " a\u3000dog "], ["a"], ["", ""]])
     assert_as_pycocoevalcap(["a dog"], [["a dog", "a cat"]])
+    assert_as_pycocoevalcap(["", " "], [["a b"], ["c", "a"]])  # no caption has a word
     assert_as_pycocoevalcap(["a b", "a b"], [["a b"], ["a b"]])
 
 

@@ -55,8 +55,7 @@ def cider_d(sentences: Sentences, images: int, sigma: float = 6.0) -> np.ndarray
     count = lengths.shape[0]
     if images == 0:
         return np.zeros(0)
-    n_gram = ORDERS
-    sentence, order, ngram = _ngrams(words, lengths, n_gram)
+    sentence, order, ngram = _ngrams(words, lengths, ORDERS)
     distinct = int(ngram.max(initial=-1)) + 1
     # the term frequency of each n-gram in each sentence, sorted by sentence then n-gram
     keys, term_frequency = np.unique(sentence * distinct + ngram, return_counts=True)
@@ -67,20 +66,20 @@ def cider_d(sentences: Sentences, images: int, sigma: float = 6.0) -> np.ndarray
     images_with = _distinct(entry_image[of_reference] * distinct + entry_ngram[of_reference]) % distinct
     document_frequency = np.bincount(images_with, minlength=distinct).astype(np.float64)
     weight = term_frequency * (np.log(float(images)) - np.log(np.maximum(1.0, document_frequency[entry_ngram])))
-    slot = entry_sentence * n_gram + entry_order
-    norm = np.sqrt(np.bincount(slot, weight**2, minlength=count * n_gram)).reshape(count, n_gram)
+    slot = entry_sentence * ORDERS + entry_order
+    norm = np.sqrt(np.bincount(slot, weight**2, minlength=count * ORDERS)).reshape(count, ORDERS)
 
     caption_keys = (entry_image * distinct + entry_ngram)[~of_reference]  # sorted: one caption per image
     reference_keys = (entry_image * distinct + entry_ngram)[of_reference]
-    found = np.minimum(np.searchsorted(caption_keys, reference_keys), max(caption_keys.shape[0] - 1, 0))
-    shared = caption_keys[found] == reference_keys if caption_keys.shape[0] else np.zeros(0, dtype=bool)
+    found = np.searchsorted(caption_keys, reference_keys)
+    shared = np.append(caption_keys, -1)[found] == reference_keys  # -1: past the last caption's, no key
     caption_weight = weight[~of_reference][found[shared]]
     reference_weight = weight[of_reference][shared]
     dot = np.bincount(
         slot[of_reference][shared],
         np.minimum(caption_weight, reference_weight) * reference_weight,
-        minlength=count * n_gram,
-    ).reshape(count, n_gram)
+        minlength=count * ORDERS,
+    ).reshape(count, ORDERS)
 
     caption_of_image = np.zeros(images, dtype=np.int64)
     caption_of_image[image[is_caption]] = np.flatnonzero(is_caption)
@@ -91,7 +90,7 @@ def cider_d(sentences: Sentences, images: int, sigma: float = 6.0) -> np.ndarray
     bigrams = np.maximum(lengths - 1, 0)
     delta = (bigrams[caption] - bigrams[references]).astype(np.float64)
     similarity *= np.power(np.e, -(delta**2) / (2 * sigma**2))[:, None]
-    per_order = np.zeros((images, n_gram))
+    per_order = np.zeros((images, ORDERS))
     np.add.at(per_order, image[references], similarity)
     reference_counts = np.bincount(image[references], minlength=images)
     scores: np.ndarray = per_order.mean(-1) / reference_counts * 10.0
