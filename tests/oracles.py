@@ -1,5 +1,5 @@
 """Reference implementations the tests compare against: sacrebleu run on ids joined as strings; the words
-that flags on rows of code points mark, read in Python."""
+that flags on rows of code points mark, read in Python; jiwer's counts of rows of ids read as words."""
 
 from __future__ import annotations
 
@@ -75,3 +75,23 @@ def sacrebleu_seed(value: str = "12345") -> Iterator[None]:
             del os.environ["SACREBLEU_SEED"]
         else:
             os.environ["SACREBLEU_SEED"] = previous
+
+
+def jiwer_counts(hypothesis: str, reference: str, characters: bool = False) -> list[int]:
+    """jiwer's hits, substitutions, deletions and insertions of one pair (``process_characters`` with
+    ``characters``, else ``process_words``)."""
+    import jiwer
+
+    out = (jiwer.process_characters if characters else jiwer.process_words)(reference, hypothesis)
+    return [out.hits, out.substitutions, out.deletions, out.insertions]
+
+
+def as_words(row: list[int], ignored: set[int], eos: int | None = None) -> str:
+    """A row of ids as the usual loop makes it a string: cut at ``eos``, ignored ids dropped, ids as words."""
+    kept = []
+    for token in row:
+        if token == eos:
+            break
+        if token not in ignored:
+            kept.append(str(token))
+    return " ".join(kept)

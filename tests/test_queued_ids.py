@@ -11,6 +11,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from metric_states import assert_same, states
 from torchmetrics import MetricCollection
 
 from torch_bleu import BLEUScore, CERScore, CHRFScore, Detokenizer, ROUGEScore, TERScore, WERScore, arrays
@@ -87,25 +88,6 @@ def joined(batches: list[Batch]) -> Batch:
     targets = [target[:, None] if target.dim() == 2 else target for _, target in batches]
     target = torch.cat([torch.nn.functional.pad(t, (0, width - t.shape[-1], 0, refs - t.shape[1])) for t in targets])
     return preds, target if batches[0][1].dim() == 3 else target[:, 0]
-
-
-def states(metric) -> dict[str, object]:
-    return {
-        name: value.clone() if isinstance(value, torch.Tensor) else list(value)
-        for name, value in metric.metric_state.items()
-    }
-
-
-def assert_same(metric, expected) -> None:
-    got, want = states(metric), states(expected)
-    assert got.keys() == want.keys()
-    for name in want:
-        if isinstance(want[name], list):
-            assert sum(map(len, got[name])) == sum(map(len, want[name])), name
-            if sum(map(len, want[name])):  # an empty batch may keep an empty part, or none
-                assert torch.equal(torch.cat(got[name]), torch.cat(want[name])), name
-        else:
-            assert torch.equal(got[name], want[name]), name
 
 
 def queued(metric) -> int:

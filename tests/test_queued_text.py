@@ -10,6 +10,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from metric_states import assert_same
 from torchmetrics import MetricCollection
 
 from torch_bleu import BLEUScore, CERScore, CHRFScore, ROUGEScore, TERScore, WERScore
@@ -34,25 +35,6 @@ def corpus(seed: int, size: int) -> tuple[list[str], list[str]]:
         return " ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 8)))
 
     return [line() for _ in range(size)], [line() for _ in range(size)]
-
-
-def states(metric) -> dict[str, object]:
-    return {
-        name: value.clone() if isinstance(value, torch.Tensor) else list(value)
-        for name, value in metric.metric_state.items()
-    }
-
-
-def assert_same(metric, expected) -> None:
-    got, want = states(metric), states(expected)
-    assert got.keys() == want.keys()
-    for name in want:
-        if isinstance(want[name], list):
-            assert sum(map(len, got[name])) == sum(map(len, want[name])), name
-            if want[name]:
-                assert torch.equal(torch.cat(got[name]), torch.cat(want[name])), name
-        else:
-            assert torch.equal(got[name], want[name]), name
 
 
 @pytest.mark.parametrize("kind", sorted(MAKERS))

@@ -22,6 +22,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracles import as_words, jiwer_counts
 
 from torch_bleu import CERScore, WERScore, character_error_counts, corpus_cer, sentence_wer, word_error_counts
 from torch_bleu.kernels import KERNELS_VARIABLE, interpreted
@@ -58,21 +59,6 @@ def on_torch(monkeypatch, count, *args, **kwargs):
         patch.setenv(KERNELS_VARIABLE, "torch")
         patch.setattr("torch_bleu.arrays.SIZES_FROM_DATA_ON_CPU", False)
         return count(*args, **kwargs)
-
-
-def jiwer_counts(hypothesis: str, reference: str, characters: bool = False) -> list[int]:
-    out = (jiwer.process_characters if characters else jiwer.process_words)(reference, hypothesis)
-    return [out.hits, out.substitutions, out.deletions, out.insertions]
-
-
-def as_words(row: list[int], ignored: set[int], eos: int | None = None) -> str:
-    kept = []
-    for token in row:
-        if token == eos:
-            break
-        if token not in ignored:
-            kept.append(str(token))
-    return " ".join(kept)
 
 
 def padded(rows: list[list[int]], width: int) -> torch.Tensor:

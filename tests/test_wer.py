@@ -20,6 +20,7 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracles import as_words, jiwer_counts
 from subword_tokenizers import CORPUS
 from vocabularies import SIZE_MODES, SUBWORD_CASES
 
@@ -43,11 +44,6 @@ CORPUS_LINES = CORPUS.read_text(encoding="utf-8").splitlines()
 #: information separator joins two words, two of them separate words.
 PIECES = ["a", "b", "c", "ab", " ", "  ", "\t", "\u00a0", "\x1c", "\x1f", "\n", " \t", "\u3000"]
 texts = st.lists(st.sampled_from(PIECES), max_size=10).map("".join)
-
-
-def jiwer_counts(hypothesis: str, reference: str, characters: bool = False) -> list[int]:
-    out = (jiwer.process_characters if characters else jiwer.process_words)(reference, hypothesis)
-    return [out.hits, out.substitutions, out.deletions, out.insertions]
 
 
 @pytest.fixture(params=SIZE_MODES)
@@ -120,16 +116,6 @@ def test_long_sentences_match_rapidfuzz(alphabets, shortest, longest):
     assert word_error_counts(hypotheses, references).tolist() == [
         jiwer_counts(h, r) for h, r in zip(hypotheses, references)
     ]
-
-
-def as_words(row: list[int], ignored: set[int], eos: int) -> str:
-    kept = []
-    for token in row:
-        if token == eos:
-            break
-        if token not in ignored:
-            kept.append(str(token))
-    return " ".join(kept)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))

@@ -16,6 +16,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracles import jiwer_counts
 from shared_data import WMT17
 
 from torch_bleu import CERScore, WERScore, arrays, character_error_counts, word_error_counts
@@ -37,11 +38,6 @@ def sizes(request, monkeypatch):
 @pytest.fixture
 def device_path(monkeypatch):
     monkeypatch.setattr(arrays, "SIZES_FROM_DATA_ON_CPU", False)
-
-
-def jiwer_counts(hypothesis: str, reference: str, characters: bool) -> list[int]:
-    out = (jiwer.process_characters if characters else jiwer.process_words)(reference, hypothesis)
-    return [out.hits, out.substitutions, out.deletions, out.insertions]
 
 
 def as_ids(texts: list[str]) -> tuple[torch.Tensor, torch.Tensor]:
