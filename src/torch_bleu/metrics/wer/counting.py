@@ -4,8 +4,9 @@ ids), brought to units (:mod:`.units`), then aligned.
 Strings, and ids on the CPU, are counted on the host by rapidfuzz, as jiwer counts them
 (:mod:`.host_alignment`); ids on an accelerator, and subword ids decoded there by the detokenizer, are
 counted on their device, with sizes from shapes only (:mod:`.device_alignment`, :mod:`.device_splits`).
-A metric decodes subword ids on the CPU to strings instead (:func:`decoded_on_host`), which it queues
-and counts with its text, a thousand sentences at a time (:mod:`~torch_bleu.metrics.queued_text`).
+Subword ids on the CPU are decoded to strings on the host (:func:`decoded_on_host`), as a tokenizer's
+``batch_decode`` would, and counted as strings; a metric queues them as any ids, so a loop of small
+batches decodes and counts a thousand rows at a time (:mod:`~torch_bleu.metrics.queued_ids`).
 """
 
 from __future__ import annotations
@@ -62,41 +63,36 @@ def ids_statistics(ids: TokenIds, config: WERConfig) -> Tensor:
     if not isinstance(ids, SubwordIds):
         rows = TokenIds(ids.batch.on_host(), config).rows  # NumPy's rows where sizes follow the data
         return _kept_id_counts(rows, ids.batch.preds.shape[-1], ids.batch.target.shape[-1])
+    if sizes_from_data(ids.batch.preds):
+        hypotheses, references = decoded_on_host(ids, config)
+        return torch.from_numpy(string_counts(hypotheses, [refs[0] for refs in references], config.characters))
     chars = ids.decoded()
     units, lengths = text_units(chars.reshape(2 * chars.shape[0], chars.shape[-1]), config.characters)
-    if sizes_from_data(units):
-        kept = torch.arange(units.shape[-1], device=units.device) < lengths[:, None]
-        return torch.from_numpy(unit_counts(units.numpy()[kept.numpy()], lengths.numpy()))
     return error_counts(units[0::2], lengths[0::2], units[1::2], lengths[1::2])
 
 
-def decoded_on_host(preds: Any, target: Any, config: WERConfig) -> tuple[list[str], list[list[str]]] | None:
-    """Subword ids on the CPU (sizes from the data), checked, as the strings their detokenizer decodes them
-    to: the hypotheses and each one's reference (:func:`~torch_bleu.detokenize.host.decoded_strings`, the
-    text :func:`sentence_statistics` decodes on the device); ``None`` for other input.
+def decoded_on_host(ids: SubwordIds, config: WERConfig) -> tuple[list[str], list[list[str]]]:
+    """Checked subword ids on the CPU (sizes from the data) as the strings their detokenizer decodes them to:
+    the hypotheses and each one's reference (:func:`~torch_bleu.detokenize.host.decoded_strings`, the text
+    the device path decodes in tensors).
 
     Example:
         >>> from torch_bleu import Detokenizer
         >>> config = WERConfig(detokenizer=Detokenizer((b"", b"a", b" b"), "per_byte"), ignore_ids=[0])
-        >>> decoded_on_host(torch.tensor([[1, 2, 0], [2, 0, 0]]), ["a b", "c"], config)
+        >>> decoded_on_host(read_input(torch.tensor([[1, 2, 0], [2, 0, 0]]), ["a b", "c"], config), config)
         (['a b', ' b'], [['a b'], ['c']])
     """
-    if config.detokenizer is None:
-        return None
-    ids = read_input(preds, target, config)
-    if not isinstance(ids, SubwordIds) or not sizes_from_data(ids.batch.preds):
-        return None
     batch = ids.batch.on_host()
     rows = kept_rows(batch, config)
     config.check_references(rows.tokens.shape[1] - 1)
     tokens = to_host(rows.tokens)
     tokens = tokens.reshape(tokens.shape[0] * tokens.shape[1], tokens.shape[-1])  # rows may be empty
     keep = np.ones(tokens.shape, dtype=bool) if rows.keep is None else to_host(rows.keep).reshape(tokens.shape)
-    check_ids(torch.from_numpy(tokens), torch.from_numpy(keep), config.detokenizer.vocab_size)
+    check_ids(torch.from_numpy(tokens), torch.from_numpy(keep), ids.detokenizer.vocab_size)
     flat = tokens[keep].tolist()
     ends = np.cumsum(keep.sum(-1)).tolist()
     starts = [0, *ends[:-1]]
-    texts = decoded_strings([flat[start:end] for start, end in zip(starts, ends)], config.detokenizer)
+    texts = decoded_strings([flat[start:end] for start, end in zip(starts, ends)], ids.detokenizer)
     hypotheses = texts[0::2]
     if batch.reference_chars is None:
         return hypotheses, [[text] for text in texts[1::2]]

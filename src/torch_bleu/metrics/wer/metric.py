@@ -10,7 +10,7 @@ from torch import Tensor
 
 from ..base import CorpusScoreMetric, CountingMetricArguments
 from .config import CERConfig, WERConfig, WEROptions
-from .counting import COUNT_NAMES, decoded_on_host, ids_statistics, sentence_statistics, string_counts
+from .counting import COUNT_NAMES, ids_statistics, sentence_statistics
 from .score import ErrorMeasures, error_rate, measures_of
 
 if TYPE_CHECKING:
@@ -68,25 +68,9 @@ class WERScore(CorpusScoreMetric):
     def __init__(self, *positional: Never, **options: Unpack[WERScoreOptions]) -> None:
         super().__init__(*positional, **options)
 
-    def queueable_text(self, preds: Any, target: Any) -> tuple[list[str], list[list[str]]] | None:
-        """A batch of strings, checked; or of subword ids on the CPU, checked and decoded
-        (:func:`~torch_bleu.metrics.wer.counting.decoded_on_host`): queued as text. ``None`` for other ids."""
-        if self.config.detokenizer is not None:
-            return decoded_on_host(preds, target, self.config)
-        return super().queueable_text(preds, target)
-
     def sentence_statistics(self, preds: Any, target: Any) -> tuple[Tensor, ...]:
-        """``(B,)`` hits, substitutions, deletions and insertions of every sentence; with a detokenizer,
-        strings are text it decoded (:meth:`queueable_text`), checked already."""
-        if (
-            self.config.detokenizer is not None
-            and isinstance(preds, list)
-            and all(isinstance(text, str) for text in preds)
-        ):
-            references = [texts[0] for texts in target]
-            return tuple(torch.from_numpy(string_counts(preds, references, self.config.characters)).unbind(-1))
-        counts = sentence_statistics(preds, target, self.config)
-        return tuple(counts.unbind(-1))
+        """``(B,)`` hits, substitutions, deletions and insertions of every sentence."""
+        return tuple(sentence_statistics(preds, target, self.config).unbind(-1))
 
     def ids_statistics(self, ids: TokenIds) -> tuple[Tensor, ...]:
         """``(B,)`` hits, substitutions, deletions and insertions of every sentence of a checked batch of ids."""
