@@ -195,12 +195,15 @@ def test_subword_ids_refused() -> None:
         CIDErConfig(detokenizer=Detokenizer((b"", b"a"), "per_byte"))
 
 
-def test_ids_on_meta_refused_clearly() -> None:
-    """Scores need the ids' values (document frequencies over the whole batch): ``meta`` tensors cannot be
-    scored, and say so rather than fail deep inside."""
+def test_ids_on_meta() -> None:
+    """Ids are counted on their device with no value read back: on ``meta`` the functions give scores of the
+    right shape, and ``update()`` keeps the rows."""
     ids = torch.zeros((2, 3), dtype=torch.int64, device="meta")
-    with pytest.raises(InputError, match="meta device"):
-        sentence_cider(ids, ids)
+    scores = sentence_cider(ids, ids.reshape(2, 1, 3), ignore_ids=[0])
+    assert scores.device.type == "meta" and scores.shape == (2,) and scores.dtype == torch.float64
+    metric = CIDErScore(ignore_ids=[0])
+    metric.update(ids, ids)
+    assert metric.tokens[0].device.type == "meta"
 
 
 def test_metric_over_updates() -> None:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..config import SubwordConfig, SubwordOptions
+
+if TYPE_CHECKING:
+    from .document_frequency import DocumentFrequency
 
 #: Option names of pycocoevalcap and torchmetrics-style callers, each with what to do here instead.
 FOREIGN_OPTIONS = {
@@ -25,6 +29,8 @@ class CIDErOptions(SubwordOptions, total=False):
     """CIDEr-D's options for type checkers: :class:`CIDErConfig`'s fields, by name."""
 
     sigma: float
+    document_frequency: DocumentFrequency | None
+    count_eos: bool
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -37,6 +43,13 @@ class CIDErConfig(SubwordConfig):
 
     Args:
         sigma: the standard deviation of the Gaussian penalty on the difference of bigram counts.
+        document_frequency: a training corpus' document frequencies
+            (:class:`~torch_bleu.metrics.cider.document_frequency.DocumentFrequency`), as self-critical
+            training's ``CiderD(df=...)`` uses them: ``N`` is then that corpus' number of images, and every image is
+            scored on its own. ``None`` (the default): those of the images scored, as pycocoevalcap's ``Cider``.
+        count_eos: rows of ids: the ``eos_id`` that ends a row counts as one more word of it (self-critical
+            training's ``array_to_str`` keeps the end token 0 in every sentence, and its document frequencies hold
+            it). A row of nothing but EOS and ignored ids is still an absent reference beside others.
         ignore_ids, eos_id: rows of ids (:class:`~torch_bleu.metrics.config.SubwordConfig`); subword ids
             (``detokenizer=``) are not scored yet: decode them and pass strings.
 
@@ -50,9 +63,11 @@ class CIDErConfig(SubwordConfig):
     """
 
     sigma: float = 6.0
+    document_frequency: DocumentFrequency | None = None
+    count_eos: bool = False
 
     metric_name = "CIDEr"
-    counting_options = ("sigma",)
+    counting_options = ("sigma", "document_frequency", "count_eos")
     foreign_options = FOREIGN_OPTIONS
     scores_plain_ids = True
 
@@ -71,6 +86,17 @@ class CIDErConfig(SubwordConfig):
         if isinstance(sigma, bool) or not isinstance(sigma, (int, float)) or not 0 < sigma < float("inf"):
             raise ValueError(f"sigma must be a positive number (pycocoevalcap's default is 6.0), got {sigma!r}")
         object.__setattr__(self, "sigma", float(sigma))
+        from .document_frequency import DocumentFrequency  # imports PyTorch, which a config of text needs not
+
+        if self.document_frequency is not None and not isinstance(self.document_frequency, DocumentFrequency):
+            raise ValueError(
+                "document_frequency takes a torch_bleu.DocumentFrequency (from cider_document_frequency(references) "
+                f"or DocumentFrequency.load(path)), got {type(self.document_frequency).__name__}"
+            )
+        if not isinstance(self.count_eos, bool):
+            raise ValueError(f"count_eos must be True or False, got {self.count_eos!r}")
         super().__post_init__()
+        if self.count_eos and not self.eos_id:
+            raise ValueError("count_eos=True counts the eos_id that ends each row as a word: give eos_id too")
         if self.detokenizer is not None:
             raise ValueError(f"CIDEr does not decode subword ids yet; {_DECODE_ADVICE}")

@@ -1,151 +1,238 @@
-"""CIDEr-D of a flat corpus of word ids, in NumPy: every image's caption against its references.
+"""CIDEr-D of padded captions and references, in PyTorch on their device, with no host sync.
 
-The corpus is its sentences end to end (:class:`Sentences`): each image's caption, then its references.
-N-grams of 1 to 4 words (:data:`ORDERS`) are numbered exactly (an n-gram's number is that of the pair of its first
-``n - 1`` words' number and its last word, made dense by :func:`numpy.unique`), so no two n-grams share one.
-Then, as pycocoevalcap 1.2's ``CiderScorer`` computes it:
+Each image holds ``R`` reference slots and ``C`` captions, as rows of word ids (``(B, R + C, L)``, the
+references first, each row's words at its start). N-grams of 1 to 4 words (:data:`ORDERS`) are identified
+exactly: per order, one stable sort of every position's key (the rank of its ``n - 1``-word prefix and of its
+last word) ranks the n-grams of the batch, and groups each n-gram's positions by sentence (its term frequency)
+and by image. Then, as pycocoevalcap 1.2's ``CiderScorer`` computes it:
 
-* the document frequency ``df`` of an n-gram is the number of images whose references, as one set, hold it;
-* an n-gram of a sentence weighs ``tf x (log N - log max(1, df))``, ``N`` the number of images;
-* per order, a caption's similarity to a reference is ``sum min(w_cap, w_ref) x w_ref`` over the n-grams of the
-  caption, divided by the product of the two vectors' norms where neither is 0, times
-  ``exp(-delta^2 / (2 sigma^2))``, ``delta`` the difference of their numbers of bigrams;
-* an image's score is the mean over orders of the sum over its references, divided by their number, x 10.
+* the document frequency ``df`` of an n-gram is the number of images whose references, as one set, hold it
+  (each image counted once per caption, as pycocoevalcap counts an image once per caption scored), or is given
+  by a training corpus (:class:`~.document_frequency.DocumentFrequency`);
+* an n-gram of a sentence weighs ``tf x (log N - log max(1, df))``, ``N`` the number of captions (or the training
+  corpus' images);
+* per order, a caption's similarity to a reference is ``sum min(w_cap, w_ref) x w_ref`` over their shared n-grams,
+  divided by the product of the two vectors' norms where neither is 0, times ``exp(-delta^2 / (2 sigma^2))``,
+  ``delta`` the difference of their numbers of bigrams;
+* a caption's score is the mean over orders of the sum over its image's references, divided by their number,
+  x 10.
+
+Memory grows linearly with the positions: ``B (R + C) L`` of them, a few int64 and float64 values each (and ``C``
+float64 per position for the captions' weights).
 """
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
-import numpy as np
+import torch
+from torch import Tensor
 
 #: The n-gram orders, 1 to 4 words (pycocoevalcap counts n-grams of 4 words at most whatever its ``n``).
 ORDERS = 4
 
 
-class Sentences(NamedTuple):
-    """A corpus of captions and references, their words as ids, sentence after sentence.
+class Captions(NamedTuple):
+    """Images, each with its reference slots and its captions, as padded rows of word ids on one device.
 
     Attributes:
-        words: ``(T,)`` int64, the word ids of every sentence, one sentence after the other.
-        lengths: ``(S,)`` int64, the number of words of each sentence.
-        image: ``(S,)`` int64, the image (``0 .. B - 1``) each sentence describes, in order.
-        is_caption: ``(S,)`` bool, which sentences are the captions scored (one per image, the rest references).
+        words: ``(B, R + C, L)`` int64: each image's ``R`` references, then its ``C`` captions; a row's words
+            first, anything after them.
+        lengths: ``(B, R + C)`` int64, the words of each row (0 for an absent reference).
+        present: ``(B, R)`` bool, the references that count (at least one per image).
     """
 
-    words: np.ndarray
-    lengths: np.ndarray
-    image: np.ndarray
-    is_caption: np.ndarray
+    words: Tensor
+    lengths: Tensor
+    present: Tensor
+
+    @property
+    def references(self) -> int:
+        """``R``, the reference slots of each image."""
+        return int(self.present.shape[1])
+
+    @property
+    def captions(self) -> int:
+        """``C``, the captions of each image."""
+        return int(self.words.shape[1]) - self.references
 
 
-def cider_d(sentences: Sentences, images: int, sigma: float = 6.0) -> np.ndarray:
-    """``(images,)`` float64 CIDEr-D of every image's caption against its references (module docstring).
+class TableFrequencies(NamedTuple):
+    """Document frequencies given by a training corpus for the positions of :class:`Captions`.
+
+    Attributes:
+        counts: ``(ORDERS, B * (R + C) * L)`` int64, the document frequency of the n-gram of each order starting at
+            each position (0 where the corpus has none, or no n-gram starts there).
+        images: ``N``, the training corpus' images.
+    """
+
+    counts: Tensor
+    images: int
+
+
+def cider_d(captions: Captions, sigma: float = 6.0, table: TableFrequencies | None = None) -> Tensor:
+    """``(B, C)`` float64 CIDEr-D of every caption against its image's references (module docstring).
 
     Example:
-        >>> sentences = Sentences(
-        ...     words=np.array([0, 1, 0, 1, 2, 0, 3, 0, 0]),   # "a b" | "a b" | "c a" ; "d a" | "a"
-        ...     lengths=np.array([2, 2, 2, 2, 1]),
-        ...     image=np.array([0, 0, 0, 1, 1]),
-        ...     is_caption=np.array([True, False, False, True, False]))
-        >>> cider_d(sentences, 2).round(6).tolist()
-        [2.5, 0.0]
+        >>> words = torch.tensor([[[0, 1], [2, 0], [0, 1]], [[0, 0], [0, 0], [3, 0]]])  # "a b" | "c a" ; "a b"
+        >>> present = torch.tensor([[True, True], [True, False]])
+        >>> captions = Captions(words, torch.tensor([[2, 2, 2], [1, 0, 2]]), present)
+        >>> cider_d(captions).tolist()   # image 1: "d a" against "a"
+        [[2.5], [0.0]]
     """
-    words, lengths, image, is_caption = sentences
-    count = lengths.shape[0]
-    if images == 0:
-        return np.zeros(0)
-    sentence, order, ngram = _ngrams(words, lengths, ORDERS)
-    distinct = int(ngram.max(initial=-1)) + 1
-    # the term frequency of each n-gram in each sentence, sorted by sentence then n-gram
-    keys, term_frequency = np.unique(sentence * distinct + ngram, return_counts=True)
-    entry_sentence, entry_ngram = np.divmod(keys, distinct)
-    entry_image = image[entry_sentence]
-    entry_order = order_of(entry_ngram, order, ngram, distinct)
-    of_reference = ~is_caption[entry_sentence]
-    images_with = _distinct(entry_image[of_reference] * distinct + entry_ngram[of_reference]) % distinct
-    document_frequency = np.bincount(images_with, minlength=distinct).astype(np.float64)
-    weight = term_frequency * (np.log(float(images)) - np.log(np.maximum(1.0, document_frequency[entry_ngram])))
-    slot = entry_sentence * ORDERS + entry_order
-    norm = np.sqrt(np.bincount(slot, weight**2, minlength=count * ORDERS)).reshape(count, ORDERS)
+    words, lengths, present = captions
+    images, rows, width = words.shape
+    references, per_image = captions.references, captions.captions
+    sentences = images * rows
+    positions = sentences * width
+    device = words.device
+    lengths = torch.where(_slots(present, per_image), lengths, 0)
 
-    caption_keys = (entry_image * distinct + entry_ngram)[~of_reference]  # sorted: one caption per image
-    reference_keys = (entry_image * distinct + entry_ngram)[of_reference]
-    found = np.searchsorted(caption_keys, reference_keys)
-    shared = np.append(caption_keys, -1)[found] == reference_keys  # -1: past the last caption's, no key
-    caption_weight = weight[~of_reference][found[shared]]
-    reference_weight = weight[of_reference][shared]
-    dot = np.bincount(
-        slot[of_reference][shared],
-        np.minimum(caption_weight, reference_weight) * reference_weight,
-        minlength=count * ORDERS,
-    ).reshape(count, ORDERS)
+    sentence = torch.arange(sentences, device=device).repeat_interleave(width)
+    words_left = words_to_end(captions._replace(lengths=lengths))
+    flat_words = words.reshape(positions)
+    corpus_size = images * per_image if table is None else table.images
+    log_size = math.log(corpus_size) if corpus_size > 0 else 0.0
 
-    caption_of_image = np.zeros(images, dtype=np.int64)
-    caption_of_image[image[is_caption]] = np.flatnonzero(is_caption)
-    references = np.flatnonzero(~is_caption)
-    caption = caption_of_image[image[references]]
-    norms = norm[caption] * norm[references]
-    similarity = np.where(norms != 0, dot[references] / np.where(norms != 0, norms, 1.0), dot[references])
-    bigrams = np.maximum(lengths - 1, 0)
-    delta = (bigrams[caption] - bigrams[references]).astype(np.float64)
-    similarity *= np.power(np.e, -(delta**2) / (2 * sigma**2))[:, None]
-    per_order = np.zeros((images, ORDERS))
-    np.add.at(per_order, image[references], similarity)
-    reference_counts = np.bincount(image[references], minlength=images)
-    scores: np.ndarray = per_order.mean(-1) / reference_counts * 10.0
+    norms = torch.zeros((ORDERS, sentences), dtype=torch.float64, device=device)
+    dots = torch.zeros((ORDERS, sentences * per_image), dtype=torch.float64, device=device)
+    word_rank = prefix_rank = flat_words
+    for order in range(ORDERS):
+        valid = words_left > order
+        keys = flat_words if order == 0 else prefix_rank * positions + word_rank.roll(-order)
+        ngrams = _sorted_ngrams(torch.where(valid, keys, torch.iinfo(torch.int64).max), valid, sentence)
+        if order == 0:
+            word_rank = ngrams.ranks
+        prefix_rank = ngrams.ranks
+        frequency = (
+            _corpus_frequency(ngrams, rows, references, per_image)
+            if table is None
+            else table.counts[order].gather(0, ngrams.order)
+        )
+        weight = torch.where(
+            ngrams.first,
+            ngrams.term_frequency * (log_size - torch.log(frequency.clamp(min=1).to(torch.float64))),
+            0.0,
+        )
+        norms[order].scatter_add_(0, ngrams.sentence, weight.square())
+        dots[order] = _clipped_dots(ngrams, weight, rows, references, per_image, sentences)
+
+    norm = norms.sqrt().reshape(ORDERS, images, rows)
+    reference_norm = norm[:, :, :references, None]
+    caption_norm = norm[:, :, None, references:]
+    dot = dots.reshape(ORDERS, images, rows, per_image)[:, :, :references]
+    both = (reference_norm != 0) & (caption_norm != 0)
+    similarity = torch.where(both, dot / torch.where(both, reference_norm * caption_norm, 1.0), dot)
+    bigrams = (lengths - 1).clamp(min=0)
+    delta = (bigrams[:, None, references:] - bigrams[:, :references, None]).to(torch.float64)
+    similarity = similarity * torch.pow(math.e, -delta.square() / (2 * sigma**2))
+    similarity = torch.where(present[None, :, :, None], similarity, 0.0)
+    counted = present.sum(1, keepdim=True).clamp(min=1)
+    scores: Tensor = similarity.sum(2).mean(0) / counted * 10.0
     return scores
 
 
-def _ngrams(words: np.ndarray, lengths: np.ndarray, n_gram: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every n-gram of 1 to ``n_gram`` words of every sentence: its sentence, its order (0 for unigrams) and its
-    number, numbered apart by order (the unigrams first).
+def words_to_end(captions: Captions) -> Tensor:
+    """``(B * (R + C) * L,)`` int64: how many words each position's row holds from it on (0 or less past its end).
 
     Example:
-        >>> [part.tolist() for part in _ngrams(np.array([7, 8, 7, 9]), np.array([3, 1]), 2)]
-        [[0, 0, 0, 1, 0, 0], [0, 0, 0, 0, 1, 1], [0, 1, 0, 2, 3, 4]]
+        >>> words_to_end(Captions(torch.zeros(1, 2, 3), torch.tensor([[2, 0]]), torch.tensor([[True]]))).tolist()
+        [2, 1, 0, 0, -1, -2]
     """
-    starts = np.cumsum(lengths) - lengths
-    sentence_of_word = np.repeat(np.arange(lengths.shape[0]), lengths)
-    words_left = starts[sentence_of_word] + lengths[sentence_of_word] - np.arange(words.shape[0])
-    word_number = np.unique(words, return_inverse=True)[1].reshape(-1).astype(np.int64)
-    vocabulary = int(word_number.max(initial=-1)) + 1
-    sentences, orders, ngrams = [], [], []
-    prefix = word_number
-    offset = 0
-    for order in range(n_gram):
-        if order:
-            # the n-gram starting at each word: its first order words' number, then its last word
-            prefix = prefix[:-1] * vocabulary + word_number[order:]
-        valid = words_left[: prefix.shape[0]] > order
-        distinct, number = np.unique(np.where(valid, prefix, -1), return_inverse=True)
-        number = number.reshape(-1) - int(distinct.shape[0] and distinct[0] == -1)
-        prefix = np.where(valid, number, 0)
-        sentences.append(sentence_of_word[: prefix.shape[0]][valid])
-        orders.append(np.full(int(valid.sum()), order))
-        ngrams.append(number[valid] + offset)
-        offset += int(number.max(initial=-1)) + 1
-    return np.concatenate(sentences), np.concatenate(orders), np.concatenate(ngrams)
+    width = captions.words.shape[-1]
+    column = torch.arange(width, device=captions.words.device).repeat(captions.lengths.numel())
+    return captions.lengths.reshape(-1).repeat_interleave(width) - column
 
 
-def _distinct(keys: np.ndarray) -> np.ndarray:
-    """The distinct values of ``keys``, sorted (as :func:`numpy.unique`, whose hash table is slower on many
-    large keys than sorting them).
+class _SortedNgrams(NamedTuple):
+    """The n-grams of one order at every position, sorted by n-gram, then sentence, then position.
 
-    Example:
-        >>> _distinct(np.array([5, 2, 5, 9])).tolist()
-        [2, 5, 9]
+    Attributes:
+        order: ``(P,)`` the position of each sorted entry.
+        ranks: ``(P,)`` the dense rank of the n-gram at each position (not sorted).
+        ngram: ``(P,)`` the rank of each sorted entry's n-gram.
+        sentence: ``(P,)`` the sentence of each sorted entry.
+        first: ``(P,)`` bool, the first valid entry of each (n-gram, sentence).
+        term_frequency: ``(P,)`` float64, the count of each first entry's n-gram in its sentence.
     """
-    ordered = np.sort(keys)
-    first = np.ones(ordered.shape, dtype=bool)
-    first[1:] = ordered[1:] != ordered[:-1]
-    distinct: np.ndarray = ordered[first]
-    return distinct
+
+    order: Tensor
+    ranks: Tensor
+    ngram: Tensor
+    sentence: Tensor
+    first: Tensor
+    term_frequency: Tensor
 
 
-def order_of(entry_ngram: np.ndarray, order: np.ndarray, ngram: np.ndarray, distinct: int) -> np.ndarray:
-    """The order of each n-gram number in ``entry_ngram``, as ``order`` and ``ngram`` pair them."""
-    of_ngram = np.zeros(distinct, dtype=np.int64)
-    of_ngram[ngram] = order
-    result: np.ndarray = of_ngram[entry_ngram]
-    return result
+def _sorted_ngrams(keys: Tensor, valid: Tensor, sentence: Tensor) -> _SortedNgrams:
+    """Rank the n-grams of ``keys`` (invalid positions keyed past every valid one) and find each sentence's."""
+    sorted_keys, order = torch.sort(keys, stable=True)
+    new_ngram = _changes(sorted_keys)
+    ngram = new_ngram.cumsum(0) - 1
+    ranks = torch.empty_like(ngram).scatter_(0, order, ngram)
+    sorted_sentence = sentence.gather(0, order)
+    sorted_valid = valid.gather(0, order)
+    new_entry = new_ngram | _changes(sorted_sentence)
+    entry = new_entry.cumsum(0) - 1
+    counts = torch.zeros(keys.shape, dtype=torch.float64, device=keys.device)
+    counts.scatter_add_(0, entry, sorted_valid.to(torch.float64))
+    first = new_entry & sorted_valid
+    return _SortedNgrams(order, ranks, ngram, sorted_sentence, first, counts.gather(0, entry))
+
+
+def _changes(values: Tensor) -> Tensor:
+    """Where each value differs from the one before it (the first always does)."""
+    change = torch.ones(values.shape, dtype=torch.bool, device=values.device)
+    change[1:] = values[1:] != values[:-1]
+    return change
+
+
+def _corpus_frequency(ngrams: _SortedNgrams, rows: int, references: int, per_image: int) -> Tensor:
+    """Each sorted entry's document frequency in the batch: the images whose references hold its n-gram, each
+    counted once per caption it has. Within an (n-gram, image) group the references' entries come first."""
+    image = torch.div(ngrams.sentence, rows, rounding_mode="floor")
+    group = _groups(ngrams.ngram, image)
+    index = torch.arange(group.shape[0], device=group.device)
+    first_of_group = torch.full_like(group, group.shape[0]).scatter_reduce_(
+        0, group, torch.where(ngrams.first, index, group.shape[0]), "amin"
+    )
+    leads = ngrams.first & (first_of_group.gather(0, group) == index)
+    of_reference = ngrams.sentence - image * rows < references
+    counted = (leads & of_reference).to(torch.int64) * per_image
+    frequency = torch.zeros_like(ngrams.ngram).scatter_add_(0, ngrams.ngram, counted)
+    return frequency.gather(0, ngrams.ngram)
+
+
+def _groups(ngram: Tensor, image: Tensor) -> Tensor:
+    """The (n-gram, image) group of each sorted entry, numbered in order."""
+    group: Tensor = (_changes(ngram) | _changes(image)).cumsum(0) - 1
+    return group
+
+
+def _clipped_dots(
+    ngrams: _SortedNgrams, weight: Tensor, rows: int, references: int, per_image: int, sentences: int
+) -> Tensor:
+    """``(sentences * C,)``: for each reference and each caption of its image, ``sum min(w_cap, w_ref) x w_ref``
+    over their shared n-grams (zero for the captions' own rows).
+
+    Within an n-gram, an image's entries are together: its references', then its captions'. Each caption's
+    weight is spread over its (n-gram, image) group, which each reference entry of the group reads."""
+    image = torch.div(ngrams.sentence, rows, rounding_mode="floor")
+    slot = ngrams.sentence - image * rows
+    group = _groups(ngrams.ngram, image)
+    size = weight.shape[0] * per_image
+    caption_slot = torch.where(ngrams.first & (slot >= references), group * per_image + slot - references, size)
+    caption_weight = torch.zeros(size + 1, dtype=torch.float64, device=weight.device)
+    caption_weight.scatter_(0, caption_slot, weight)
+    shared = caption_weight[:size].reshape(-1, per_image).index_select(0, group)
+    reference_weight = torch.where(ngrams.first & (slot < references), weight, 0.0)[:, None]
+    contribution = torch.minimum(shared, reference_weight) * reference_weight
+    target = ngrams.sentence[:, None] * per_image + torch.arange(per_image, device=weight.device)
+    dots = torch.zeros(sentences * per_image, dtype=torch.float64, device=weight.device)
+    return dots.scatter_add_(0, target.reshape(-1), contribution.reshape(-1))
+
+
+def _slots(present: Tensor, per_image: int) -> Tensor:
+    """``(B, R + C)`` bool: the rows that count, every caption's included."""
+    return torch.cat([present, present.new_ones((present.shape[0], per_image))], dim=1)

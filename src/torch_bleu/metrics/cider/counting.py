@@ -1,115 +1,134 @@
-"""A batch of captions as CIDEr-D's flat corpus (:class:`~.consensus.Sentences`): input checked by its kind,
-then its words as ids, on the host.
+"""A batch of captions as CIDEr-D's padded rows of word ids (:class:`~.consensus.Captions`).
 
-Strings are split on whitespace, as pycocoevalcap splits them, and their words numbered; rows of token ids
-keep their ids, the ignored ids dropped, each row cut at its first EOS and absent references (rows of
-ignored ids only, beside others) left out (:class:`~torch_bleu.inputs.kinds.TokenIds`).
+Strings are split on whitespace, as pycocoevalcap splits them, and their words numbered on the host (with a
+training corpus' vocabulary first where one is given). Rows of token ids stay on their device: the ignored ids
+are dropped (each row's kept ids moved to its start by a stable sort), each row ends at its first EOS (which
+counts as a word with ``count_eos``), and absent references (rows of ignored ids only, beside others) are marked.
+No step reads values back to the host, so ids on an accelerator (or ``meta``) need no sync.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 import numpy as np
+import torch
 
-from ...arrays import to_host
-from ...errors import InputError
+from ...engine.rows import stack_rows
 from ...inputs.kinds import Text, TokenIds, read_input
 from .config import CIDErConfig
-from .consensus import Sentences
+from .consensus import Captions
 
 
-def corpus_sentences(preds: Any, target: Any, config: CIDErConfig) -> tuple[Sentences, int]:
-    """The batch as its flat corpus of word ids, and its number of images (one per hypothesis).
+class Counted(NamedTuple):
+    """A batch's captions, and whether their words are ids (else numbers of words of strings)."""
+
+    captions: Captions
+    of_ids: bool
+
+
+def batch_captions(
+    preds: Any, target: Any, config: CIDErConfig, vocabulary: Mapping[str, int] | None = None
+) -> Counted:
+    """The batch as one caption per image beside its references.
 
     Example:
-        >>> sentences, images = corpus_sentences(["a b"], [["b", "a c"]], CIDErConfig())
-        >>> sentences.words.tolist(), sentences.lengths.tolist(), images
-        ([0, 1, 1, 0, 2], [2, 1, 2], 1)
+        >>> captions, of_ids = batch_captions(["a b"], [["b", "a c"]], CIDErConfig())
+        >>> captions.words.tolist(), captions.lengths.tolist(), captions.present.tolist(), of_ids
+        ([[[0, 0], [1, 2], [1, 0]]], [[1, 2, 2]], [[True, True]], False)
     """
     match read_input(preds, target, config):
         case Text(hypotheses, references):
-            return text_sentences(hypotheses, references), len(hypotheses)
+            return Counted(text_captions(hypotheses, references, vocabulary), of_ids=False)
         case ids:
-            return ids_sentences(ids), ids.batch.preds.shape[0]
+            return Counted(id_captions(ids, config), of_ids=True)
 
 
-def text_sentences(hypotheses: list[str], references: list[list[str]]) -> Sentences:
-    """Strings as the flat corpus: each hypothesis, then its references, their words numbered as first seen.
+def text_captions(
+    hypotheses: list[str], references: list[list[str]], vocabulary: Mapping[str, int] | None = None
+) -> Captions:
+    """Strings as padded rows of word numbers: those of ``vocabulary`` where it has the word, the others numbered
+    after it, as first seen.
 
     Example:
-        >>> text_sentences(["x y"], [["y", ""]]).is_caption.tolist()
-        [True, False, False]
+        >>> text_captions(["x y"], [["y", ""]], {"y": 0}).words.tolist()
+        [[[0, 0], [0, 0], [1, 0]]]
     """
-    split, is_caption = split_sentences(hypotheses, references)
+    per_image = [len(refs) for refs in references]
+    slots = max(per_image, default=1)
+    split = [text.split() for refs in references for text in refs] + [text.split() for text in hypotheses]
     lengths = np.array([len(words) for words in split], dtype=np.int64)
-    return Sentences(numbered([word for words in split for word in words]), lengths, image_of(is_caption), is_caption)
+    images = len(hypotheses)
+    # each sentence's row: an image's references at its first slots, its caption at the last
+    image = np.concatenate([np.repeat(np.arange(images), per_image), np.arange(images)]).astype(np.int64)
+    slot = np.concatenate(
+        [
+            np.arange(lengths.shape[0] - images) - np.repeat(np.cumsum(per_image) - per_image, per_image),
+            np.full(images, slots),
+        ]
+    )
+    row = image * (slots + 1) + slot.astype(np.int64)
+    width = int(lengths.max(initial=0))
+    words = np.zeros((images * (slots + 1), width), dtype=np.int64)
+    starts = np.cumsum(lengths) - lengths
+    column = np.arange(int(lengths.sum())) - np.repeat(starts, lengths)
+    words[np.repeat(row, lengths), column] = numbered([word for words_ in split for word in words_], vocabulary)
+    row_lengths = np.zeros(images * (slots + 1), dtype=np.int64)
+    row_lengths[row] = lengths
+    present = np.arange(slots) < np.array(per_image, dtype=np.int64)[:, None]
+    return Captions(
+        torch.from_numpy(words.reshape(images, slots + 1, width)),
+        torch.from_numpy(row_lengths.reshape(images, slots + 1)),
+        torch.from_numpy(present.reshape(images, slots)),
+    )
 
 
-def split_sentences(hypotheses: list[str], references: list[list[str]]) -> tuple[list[list[str]], np.ndarray]:
-    """The words of each hypothesis and then of each of its references (split on whitespace, as
-    pycocoevalcap splits them), and which of them are hypotheses.
-
-    Example:
-        >>> split_sentences(["x  y"], [["y"]])
-        ([['x', 'y'], ['y']], array([ True, False]))
-    """
-    split = [text.split() for hypothesis, refs in zip(hypotheses, references) for text in (hypothesis, *refs)]
-    per_image = np.array([1 + len(refs) for refs in references], dtype=np.int64)
-    is_caption = np.zeros(len(split), dtype=bool)
-    is_caption[np.cumsum(per_image) - per_image] = True
-    return split, is_caption
-
-
-def numbered(words: list[str]) -> np.ndarray:
-    """Each word's number, the words numbered as first seen (int64).
+def numbered(words: list[str], vocabulary: Mapping[str, int] | None = None) -> np.ndarray:
+    """Each word's number (int64): its number in ``vocabulary`` where it has one, the other words numbered after
+    the vocabulary's, as first seen.
 
     Example:
         >>> numbered(["b", "a", "b"]).tolist()
         [0, 1, 0]
+        >>> numbered(["b", "a", "z"], {"a": 0, "b": 1}).tolist()
+        [1, 0, 2]
     """
-    numbers: dict[str, int] = {}
+    numbers: dict[str, int] = dict(vocabulary) if vocabulary else {}
     return np.array([numbers.setdefault(word, len(numbers)) for word in words], dtype=np.int64)
 
 
-def image_of(is_caption: np.ndarray) -> np.ndarray:
-    """The image of each sentence of a corpus whose images begin each with its caption.
+def id_captions(ids: TokenIds, config: CIDErConfig) -> Captions:
+    """Rows of ids as padded rows of their kept ids, on their device.
 
     Example:
-        >>> image_of(np.array([True, False, True])).tolist()
-        [0, 0, 1]
-    """
-    image: np.ndarray = np.cumsum(is_caption, dtype=np.int64) - 1
-    return image
-
-
-def ids_sentences(ids: TokenIds) -> Sentences:
-    """Rows of ids as the flat corpus: each hypothesis' kept ids, then those of its references that count (read
-    on the host: a batch on an accelerator waits for its device here).
-
-    Example:
-        >>> import torch
         >>> from torch_bleu.inputs.ids import token_batch
-        >>> config = CIDErConfig(ignore_ids=[0])
-        >>> batch = token_batch(torch.tensor([[5, 6, 0]]), torch.tensor([[[6, 0], [0, 0], [7, 5]]]))
-        >>> sentences = ids_sentences(TokenIds(batch, config))
-        >>> sentences.words.tolist(), sentences.lengths.tolist()
-        ([5, 6, 6, 7, 5], [2, 1, 2])
+        >>> batch = token_batch(torch.tensor([[5, 0, 6]]), torch.tensor([[[6, 0, 0], [0, 0, 0], [7, 5, 2]]]))
+        >>> config = CIDErConfig(ignore_ids=[0], eos_id=2, count_eos=True)
+        >>> captions = id_captions(TokenIds(batch, config), config)
+        >>> captions.words[0, :, :2].tolist(), captions.lengths.tolist(), captions.present.tolist()
+        ([[6, 0], [0, 0], [7, 5], [5, 6]], [[1, 0, 3, 2]], [[True, False, True]])
     """
-    if ids.batch.preds.device.type == "meta":
-        raise InputError(
-            "CIDEr scores the values of ids (its document frequencies count every image's n-grams), which ids on "
-            "the meta device have none of; pass ids on the CPU or an accelerator"
-        )
-    rows = ids.rows
-    tokens = to_host(rows.tokens).astype(np.int64, copy=False)
-    lengths = to_host(rows.lengths).astype(np.int64, copy=False)
-    batch, sources, width = tokens.shape
-    keep = np.arange(width) < lengths[..., None] if rows.keep is None else to_host(rows.keep).astype(bool)
-    present = np.ones((batch, sources), dtype=bool)
-    if ids.present is not None:
-        present[:, 1:] = to_host(ids.present)
-    keep = keep & present[..., None]
-    image = np.broadcast_to(np.arange(batch)[:, None], (batch, sources))[present]
-    is_caption = np.broadcast_to(np.arange(sources) == 0, (batch, sources))[present]
-    return Sentences(tokens[keep], keep.sum(-1)[present].astype(np.int64), image, is_caption)
+    batch = ids.batch
+    rows = stack_rows(batch.preds, batch.target, config.ignored_ids, batch.ref_present, batch.row_lengths)
+    keep = rows.keep if rows.keep is not None else torch.ones_like(rows.tokens, dtype=torch.bool)
+    if config.eos_ids:
+        is_eos = torch.isin(rows.tokens, torch.tensor(config.eos_ids, device=rows.tokens.device)) & keep
+        eos_before = is_eos.cumsum(-1) - is_eos.to(torch.int64)
+        words_only = keep & (eos_before + is_eos == 0)
+        keep = keep & (eos_before == 0) if config.count_eos else words_only
+        word_lengths = words_only.sum(-1)
+    else:
+        word_lengths = keep.sum(-1)
+    order = torch.sort((~keep).to(torch.int8), dim=-1, stable=True).indices
+    tokens = rows.tokens.gather(-1, order)
+    lengths = keep.sum(-1)
+    present = batch.references_present(word_lengths[:, 1:])
+    if present is None:
+        present = torch.ones_like(lengths[:, 1:], dtype=torch.bool)
+    # the references first, then the caption
+    return Captions(
+        torch.cat([tokens[:, 1:], tokens[:, :1]], dim=1),
+        torch.cat([lengths[:, 1:], lengths[:, :1]], dim=1),
+        present,
+    )

@@ -2,22 +2,21 @@
 
 The functions take the options of :class:`~torch_bleu.metrics.cider.config.CIDErConfig` as keyword
 arguments, the captions first: ``(preds, target)``, one caption per image and, per image, its references.
-Scores are float64, as pycocoevalcap 1.2's ``Cider().compute_score`` gives them; document frequencies
-come from the references of the images of the call, so a corpus is scored in one call.
+Scores are float64, as pycocoevalcap 1.2's ``Cider().compute_score`` gives them, on the device of ids; document
+frequencies come from the references of the images of the call (so a corpus is scored in one call), or from a
+training corpus' :class:`~.document_frequency.DocumentFrequency` (``document_frequency=``).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import torch
 from torch import Tensor
 
 from ...argument_names import takes_preds_and_target
 from ...threads import within_cpu_share
 from .config import CIDErConfig, CIDErOptions
-from .consensus import cider_d
-from .counting import corpus_sentences
+from .scoring import caption_scores
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -35,9 +34,7 @@ def sentence_cider(preds: Any, target: Any, **options: Unpack[CIDErOptions]) -> 
         >>> [round(score, 4) for score in sentence_cider(captions, references).tolist()]
         [4.4036, 2.8815]
     """
-    config = CIDErConfig.from_options(options)
-    sentences, images = corpus_sentences(preds, target, config)
-    return torch.from_numpy(cider_d(sentences, images, sigma=config.sigma))
+    return caption_scores(preds, target, CIDErConfig.from_options(options))[:, 0]
 
 
 @takes_preds_and_target
