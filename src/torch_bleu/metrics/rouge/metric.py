@@ -55,7 +55,8 @@ class ROUGEScore(CountingMetric):
 
     Args:
         **options: ``rouge_types``, ``use_stemmer``, ``tokenize``, ``accumulate``, ``sentence_sep_id``,
-            ``split_sentences``, and ``ignore_ids``, ``eos_id`` and ``detokenizer`` (rows of ids), by name
+            ``split_sentences``, ``convention`` (``"coco"``: pycocoevalcap's ROUGE-L of captions), and
+            ``ignore_ids``, ``eos_id`` and ``detokenizer`` (rows of ids), by name
             (:class:`~torch_bleu.metrics.rouge.config.ROUGEConfig`).
         **metric_kwargs: passed to ``torchmetrics.Metric`` (``sync_on_compute``, ``process_group``, ...).
 
