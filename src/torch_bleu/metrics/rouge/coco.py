@@ -76,7 +76,7 @@ def coco_choice(statistics: Tensor, present: Tensor) -> tuple[Tensor, Tensor]:
         >>> statistics = torch.tensor([[[[3, 4, 9]], [[1, 4, 1]]]])
         >>> chosen, scores = coco_choice(statistics, torch.tensor([[True, True]]))
         >>> chosen.tolist(), [round(score, 4) for score in scores[0, 0].tolist()]
-        ([[[1, 4, 1]]], [0.75, 1.0, 0.8543])
+        ([[[1, 4, 1]]], [0.75, 1.0, 0.8798])
     """
     batch, references = statistics.shape[:2]
     if references == 0:  # an empty batch
