@@ -8,6 +8,8 @@ The default run keeps a few examples of each; ``--slow`` adds longer ones.
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
@@ -141,6 +143,24 @@ def test_ragged_ids_as_strings(sizes: str) -> None:
     no_ids = torch.zeros(2, 1, 0, dtype=torch.int64)
     empty = sentence_rouge(no_ids[:, 0], no_ids, convention="coco")
     assert empty["rougeL_fmeasure"].tolist() == [1.0, 1.0]  # "" against "": one empty word each
+
+
+def test_ids_through_triton_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``TORCH_BLEU_KERNELS=triton``: the LCS of rows of ids by the Triton kernel (its interpreter on the CPU)."""
+    if importlib.util.find_spec("triton") is None:
+        pytest.skip("Triton is not installed")
+    monkeypatch.setenv("TORCH_BLEU_KERNELS", "triton")
+    if torch.get_default_device().type == "cpu":
+        monkeypatch.setenv("TRITON_INTERPRET", "1")
+    from torch_bleu.metrics.rouge import triton_lcs
+
+    if not triton_lcs.runs_on(torch.get_default_device()):
+        pytest.skip("Triton was imported before TRITON_INTERPRET=1 was set (tests/conftest.py sets it without a GPU)")
+    preds = torch.tensor([[5, 6, 7, 0], [0, 0, 0, 0], [9, 0, 9, 0]])
+    target = torch.tensor([[[5, 6, 0, 0], [7, 5, 6, 7]], [[8, 0, 0, 0], [0, 0, 0, 0]], [[9, 0, 0, 0], [9, 8, 9, 0]]])
+    _, expected = expected_scores(["5 6 7", "", "9 9"], [["5 6", "7 5 6 7"], ["8"], ["9", "9 8 9"]])
+    scores = sentence_rouge(preds, target, convention="coco", ignore_ids=[0])
+    assert {key: scores[key].tolist() for key in KEYS} == expected
 
 
 def test_metric_over_updates_equals_one_call() -> None:
