@@ -1,6 +1,6 @@
 """ROUGE's per-sentence statistics and scores of a batch: input checked by its kind (strings, ids,
 subword ids), brought to rows of numbered words and pairs of them, counted, and each prediction's
-references combined (:func:`.statistics.reference_choice`).
+references combined (:func:`.statistics.reference_choice`; under ``convention="coco"``, :func:`.coco.coco_choice`).
 
 Strings are read and counted on the host (:mod:`.words`, :mod:`.host_statistics`, their words
 taken text after text, never padded); rows of ids, and subword ids decoded by the detokenizer, are
