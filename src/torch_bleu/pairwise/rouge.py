@@ -65,9 +65,9 @@ def pairwise_rouge(
             default) scores the candidates against each other, as MBR decoding does.
         rouge_type: one of ``rouge1`` .. ``rouge9``, ``rougeL`` and ``rougeLsum`` (summaries split into
             sentences at newlines, or by ``split_sentences``; rows of plain ids at ``sentence_sep_id``).
-        **options: any option of :class:`~torch_bleu.ROUGEConfig` but ``rouge_types`` and ``accumulate``:
-            ``use_stemmer``, ``tokenize``, ``sentence_sep_id``, ``split_sentences``, ``ignore_ids``, ``eos_id``,
-            ``detokenizer``.
+        **options: any option of :class:`~torch_bleu.ROUGEConfig` but ``rouge_types``, ``accumulate`` and
+            ``convention`` (pairs are scored as rouge-score scores them): ``use_stemmer``, ``tokenize``,
+            ``sentence_sep_id``, ``split_sentences``, ``ignore_ids``, ``eos_id``, ``detokenizer``.
 
     Returns:
         ``N`` and ``M`` are the most candidates and references of a source; entries past a source's own
@@ -76,7 +76,7 @@ def pairwise_rouge(
     Raises:
         InputError: (a ``ValueError``) input that is neither lists of strings nor an integer tensor of the
             right shape. ValueError: ``rouge_types=`` (one ``rouge_type`` here), ``accumulate=`` (each pair
-            is scored alone) or a wrong option.
+            is scored alone), ``convention="coco"`` or a wrong option.
 
     Example:
         >>> scores = pairwise_rouge([["the cat sat on the mat", "a cat sat", "dogs bark"]])
@@ -122,6 +122,12 @@ def pairwise_config(rouge_type: RougeType, options: ROUGEOptions) -> ROUGEConfig
             f"pairwise ROUGE scores each candidate against each reference alone: accumulate="
             f"{options['accumulate']!r} (how several references of one prediction make one score) has no "
             "meaning here; take the max or mean over the reference axis of the result instead"
+        )
+    if options.get("convention", "rouge-score") != "rouge-score":
+        raise ValueError(
+            f"pairwise ROUGE scores pairs as rouge-score does: convention={options['convention']!r} (pycocoevalcap's "
+            "best precision and best recall over an image's references) has no meaning for one pair; use "
+            "torch_bleu.sentence_rouge(..., convention='coco') for each caption against its references"
         )
     if not isinstance(rouge_type, str):
         raise ValueError(f"rouge_type must be one ROUGE type's name, such as 'rougeL', got {rouge_type!r}")

@@ -4,8 +4,9 @@
 with each kind's counts and a pair's statistics from its hits written once), :mod:`.counting` (input to
 each sentence's statistics, of its best or averaged references), :mod:`.score` (precision, recall and
 F-measure; exact corpus means in fixed point), :mod:`.states` (what the metric's states can hold, checked
-where weights and states come in), :mod:`.bootstrap` (rouge-score's intervals), :mod:`.functional` and
-:mod:`.metric` (the public API).
+where weights and states come in), :mod:`.bootstrap` (rouge-score's intervals), :mod:`.coco`
+(pycocoevalcap's ROUGE-L of captions, ``convention="coco"``: its words, its choice of references),
+:mod:`.functional` and :mod:`.metric` (the public API).
 
 Words: :mod:`.words` reads strings as rouge-score's tokenizer does (:mod:`.stemming`,
 :mod:`.unicode_tokens`), :mod:`.code_points` reads decoded code points on their device; each word keeps

@@ -31,6 +31,9 @@ TOKENIZERS: tuple[str, ...] = get_args(RougeTokenizer)
 #: How several references of one prediction make one score.
 Accumulate = Literal["best", "avg"]
 ACCUMULATE: tuple[str, ...] = get_args(Accumulate)
+#: Whose ROUGE: rouge-score's, or pycocoevalcap's ROUGE-L of image captions (:mod:`.coco`).
+Convention = Literal["rouge-score", "coco"]
+CONVENTIONS: tuple[str, ...] = get_args(Convention)
 
 #: Option names of torchmetrics, Hugging Face evaluate and rouge-score, each with what to pass here instead.
 FOREIGN_OPTIONS = {
@@ -71,6 +74,7 @@ class ROUGEOptions(SubwordOptions, total=False):
     accumulate: Accumulate
     sentence_sep_id: int | None
     split_sentences: SentenceSplitter | None
+    convention: Convention
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -94,11 +98,19 @@ class ROUGEConfig(SubwordConfig):
             sentences, such as ``nltk.sent_tokenize``; each prediction and reference is read as its
             sentences joined with newlines (Hugging Face's summarization recipe), on the host
             (:mod:`.sentence_splitting`). Without it, ``rougeLsum`` splits text at its newlines only.
+        convention: ``"rouge-score"`` (the default: everything above) or ``"coco"``: pycocoevalcap's
+            ``Rouge().compute_score`` of image captions (:mod:`~torch_bleu.metrics.rouge.coco`): ROUGE-L
+            only (``rouge_types`` left out, or ``"rougeL"``), words split on single spaces, as they are
+            (no lowercasing, tokenizer, stemmer or sentence splitter), the best precision and the best
+            recall over the references, F with beta 1.2. Strings, or rows of ids (each id a word; an empty
+            row is the empty caption); not subword ids.
         ignore_ids, eos_id, detokenizer: rows of ids (:class:`~torch_bleu.metrics.config.SubwordConfig`).
 
     Example:
         >>> ROUGEConfig(rouge_types=["rougeL", "rouge2"]).rouge_types
         ('rougeL', 'rouge2')
+        >>> ROUGEConfig(convention="coco").rouge_types
+        ('rougeL',)
         >>> ROUGEConfig(rouge_types=("rouge10",))  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
@@ -111,15 +123,27 @@ class ROUGEConfig(SubwordConfig):
     accumulate: Accumulate = "best"
     sentence_sep_id: int | None = None
     split_sentences: SentenceSplitter | None = None
+    convention: Convention = "rouge-score"
 
     metric_name = "ROUGE"
-    counting_options = ("rouge_types", "use_stemmer", "tokenize", "accumulate", "sentence_sep_id", "split_sentences")
+    counting_options = (
+        "rouge_types",
+        "use_stemmer",
+        "tokenize",
+        "accumulate",
+        "sentence_sep_id",
+        "split_sentences",
+        "convention",
+    )
     foreign_options = FOREIGN_OPTIONS
     positional_names = BY_POSITION
     scores_plain_ids = True
 
     def __post_init__(self) -> None:
-        types = _types(self.rouge_types)
+        check_choice("convention", self.convention, CONVENTIONS)
+        if self.convention == "coco":
+            self._check_coco()
+        types = ("rougeL",) if self.convention == "coco" else _types(self.rouge_types)
         for rouge_type in types:
             if rouge_type not in ROUGE_TYPES:
                 hint = " (n-gram orders run from 1 to 9)" if re.fullmatch(r"rouge\d+", str(rouge_type)) else ""
@@ -152,6 +176,50 @@ class ROUGEConfig(SubwordConfig):
                 "sentence_sep_id is for rows of plain ids; decoded text is split into sentences at its newlines"
             )
         object.__setattr__(self, "rouge_types", types)
+
+    def _check_coco(self) -> None:
+        """Refuse what pycocoevalcap's ROUGE-L has no room for: other ROUGE types, and the options of words,
+        sentences, several references and subword ids."""
+        if self.rouge_types is not DEFAULT_TYPES and _types(self.rouge_types) != ("rougeL",):
+            raise ValueError(
+                f"convention='coco' computes pycocoevalcap's ROUGE-L only: leave rouge_types out or pass "
+                f"rouge_types=('rougeL',), not {self.rouge_types!r} (for other types, use convention='rouge-score')"
+            )
+        refused = {
+            "use_stemmer": (self.use_stemmer, False),
+            "tokenize": (self.tokenize, "default"),
+            "split_sentences": (self.split_sentences, None),
+            "sentence_sep_id": (self.sentence_sep_id, None),
+        }
+        for name, (value, default) in refused.items():
+            if value != default:
+                raise ValueError(
+                    f"convention='coco' reads words as pycocoevalcap does (each caption split on single spaces, "
+                    f"as it is): {name}={value!r} has no place there; leave {name} out, or prepare the captions "
+                    "(pycocoevalcap's PTBTokenizer lowercases and tokenizes them first)"
+                )
+        if self.accumulate != "best":
+            raise ValueError(
+                f"convention='coco' takes the best precision and the best recall over the references, as "
+                f"pycocoevalcap does: accumulate={self.accumulate!r} has no place there; leave accumulate out"
+            )
+        if self.detokenizer is not None:
+            raise ValueError(
+                "convention='coco' scores strings or rows of ids (each id a word): decode subword ids and pass "
+                "the strings, or leave detokenizer out"
+            )
+
+    @property
+    def scores_of_statistics(self) -> bool:
+        """Whether each sentence's scores are those of its statistics (:func:`.score.rouge_scores`): with
+        rouge-score's best reference; not with ``accumulate="avg"`` (means of several references' scores) nor
+        under ``convention="coco"`` (the best precision and the best recall may be of different references).
+
+        Example:
+            >>> ROUGEConfig().scores_of_statistics, ROUGEConfig(convention="coco").scores_of_statistics
+            (True, False)
+        """
+        return self.convention == "rouge-score" and self.accumulate == "best"
 
     def check_ids(self, batch: TokenBatch) -> None:
         """Refuse the options of text for rows of plain ids (:meth:`check_plain_ids`)."""

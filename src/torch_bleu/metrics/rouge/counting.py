@@ -1,6 +1,6 @@
 """ROUGE's per-sentence statistics and scores of a batch: input checked by its kind (strings, ids,
 subword ids), brought to rows of numbered words and pairs of them, counted, and each prediction's
-references combined (:func:`.statistics.reference_choice`).
+references combined (:func:`.statistics.reference_choice`; under ``convention="coco"``, :func:`.coco.coco_choice`).
 
 Strings are read and counted on the host (:mod:`.words`, :mod:`.host_statistics`, their words
 taken text after text, never padded); rows of ids, and subword ids decoded by the detokenizer, are
@@ -23,6 +23,7 @@ from torch import Tensor
 from ...arrays import pack_kept
 from ...inputs.kinds import SubwordIds, Text, TokenIds, read_input
 from ...text.code_points import strings_from_rows
+from .coco import coco_choice, coco_words, empty_rows_as_one_word
 from .code_points import rouge_char_words
 from .config import ROUGEConfig
 from .device_statistics import TextRows
@@ -107,8 +108,17 @@ def _of_rows(
     ref = index[:, 1:].reshape(-1)
     kinds = config.kinds
     statistics = pair_statistics(texts, pred, ref, kinds).reshape(batch, references, len(kinds), 3).to(words.device)
+    if config.convention == "coco":
+        statistics = empty_rows_as_one_word(statistics)
     if present is None:
         present = torch.ones((batch, references), dtype=torch.bool, device=words.device)
+    return _choice(statistics, present, config)
+
+
+def _choice(statistics: Tensor, present: Tensor, config: ROUGEConfig) -> tuple[Tensor, Tensor]:
+    """Each sentence's statistics and scores of its references', as the convention combines them."""
+    if config.convention == "coco":
+        return coco_choice(statistics, present)
     return reference_choice(statistics, present, config.accumulate)
 
 
@@ -123,7 +133,7 @@ def _of_strings(
     texts = [*hypotheses, *(text for texts in references for text in texts)]
     if config.split_sentences is not None:
         texts = split_texts(texts, config.split_sentences)
-    words = text_words(texts, config.tokenize, config.use_stemmer)
+    words = coco_words(texts) if config.convention == "coco" else text_words(texts, config.tokenize, config.use_stemmer)
     if seen is not None:
         seen.add(texts_with_second_sentence(words.lines, words.lengths))
     pair_sentence = np.repeat(np.arange(batch), counts)
@@ -140,6 +150,4 @@ def _of_strings(
     grid[slot] = statistics
     present = torch.zeros(batch * most, dtype=torch.bool, device=statistics.device)
     present[slot] = True
-    return reference_choice(
-        grid.reshape(batch, most, *statistics.shape[1:]), present.reshape(batch, most), config.accumulate
-    )
+    return _choice(grid.reshape(batch, most, *statistics.shape[1:]), present.reshape(batch, most), config)

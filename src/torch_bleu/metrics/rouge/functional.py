@@ -3,7 +3,8 @@
 The functions take the options of :class:`~torch_bleu.metrics.rouge.config.ROUGEConfig` as keyword
 arguments, and the predictions first: ``(preds, target)``, where rouge-score's ``score`` takes
 ``(target, prediction)``. Results are dicts keyed ``f"{rouge_type}_{precision|recall|fmeasure}"``,
-float64 values equal to rouge-score's.
+float64 values equal to rouge-score's (with ``convention="coco"``, to pycocoevalcap's ROUGE-L,
+:mod:`~torch_bleu.metrics.rouge.coco`).
 """
 
 from __future__ import annotations
@@ -29,9 +30,11 @@ if TYPE_CHECKING:
 def rouge_statistics(preds: Any, target: Any, **options: Unpack[ROUGEOptions]) -> Tensor:
     """``(B, T, 3)`` int64 statistics of every prediction for each of the ``T`` ROUGE types: hits, the
     prediction's count and the reference's count (n-grams, or words for ``rougeL`` and ``rougeLsum``),
-    of the reference ``accumulate="best"`` picks (with ``"avg"``: summed over the references).
+    of the reference ``accumulate="best"`` picks (with ``"avg"``: summed over the references; with
+    ``convention="coco"``: of the reference of the best recall).
 
-    :func:`~torch_bleu.rouge_scores` turns them into rouge-score's precision, recall and F-measure.
+    :func:`~torch_bleu.rouge_scores` turns them into rouge-score's precision, recall and F-measure (not
+    pycocoevalcap's, whose best precision may be of another reference).
 
     Example:
         >>> rouge_statistics(["the cat sat"], ["the cat sat down"], rouge_types=("rouge1", "rougeL")).tolist()

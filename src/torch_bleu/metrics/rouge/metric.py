@@ -55,7 +55,8 @@ class ROUGEScore(CountingMetric):
 
     Args:
         **options: ``rouge_types``, ``use_stemmer``, ``tokenize``, ``accumulate``, ``sentence_sep_id``,
-            ``split_sentences``, and ``ignore_ids``, ``eos_id`` and ``detokenizer`` (rows of ids), by name
+            ``split_sentences``, ``convention`` (``"coco"``: pycocoevalcap's ROUGE-L of captions), and
+            ``ignore_ids``, ``eos_id`` and ``detokenizer`` (rows of ids), by name
             (:class:`~torch_bleu.metrics.rouge.config.ROUGEConfig`).
         **metric_kwargs: passed to ``torchmetrics.Metric`` (``sync_on_compute``, ``process_group``, ...).
 
@@ -136,7 +137,7 @@ class ROUGEScore(CountingMetric):
     def _incoming_sentences(self, states: dict[str, Any]) -> list[Tensor]:
         """The base's checked kept sentences, each also a sentence that ROUGE can count (:mod:`.states`)."""
         parts = super()._incoming_sentences(states)
-        best = self.config.accumulate == "best"
+        best = self.config.scores_of_statistics
         for part in parts:
             check_packed_states(part[:, :-2], len(self.config.types), kept=True, best=best)
         return parts
@@ -170,7 +171,7 @@ class ROUGEScore(CountingMetric):
         """
         statistics = self.kept_corpus().statistics.cpu()
         types = len(self.config.types)
-        if self.config.accumulate == "best":
+        if self.config.scores_of_statistics:
             scores = rouge_scores(statistics[:, : 3 * types].reshape(-1, types, 3)).numpy()
         else:
             high, low = statistics[:, 3 * types : 3 * types * (1 + LIMBS)].reshape(-1, types, 3, LIMBS).unbind(-1)
