@@ -39,6 +39,9 @@ SMOOTHING_BY_CONVENTION = {"sacrebleu": SACREBLEU_SMOOTHING, "nltk": ("none", *N
 #: (``str.split()``), which ``tokenize=None`` (strings or ids) and ``"none"`` (strings only) both do.
 COCO_TOKENIZERS: tuple[Tokenizer, ...] = ("none",)
 
+#: The highest order of ``convention="coco"``: pycocoevalcap's ``cook_test`` counts 1- to 4-grams.
+COCO_MAX_ORDER = 4
+
 
 #: nltk's name for each sacrebleu smoothing, for error messages that point the way.
 NLTK_NAME_OF = {"floor": "method1", "add-k": "method2", "exp": "method3"}
@@ -125,7 +128,7 @@ class BLEUConfig(SubwordConfig):
             power ``1 / k``, and the brevity penalty ``exp(1 - r / c)`` with ``c + 1e-15`` and ``r + 1e-9``
             whenever their ratio is below 1, ``r`` the closest reference length (ties to the shorter: ``Bleu``
             asks its scorer for ``"closest"`` however many images are scored). Its statistics are sacrebleu's
-            with ``ref_length="closest"``. It has no smoothing, ``smooth_value``, ``effective_order``,
+            with ``ref_length="closest"``. ``max_order`` is 1 to 4 (``Bleu(n)``). It has no smoothing, ``smooth_value``, ``effective_order``,
             unequal ``weights``, other ``ref_length``, other tokenizer or ``detokenizer``: those are refused.
         tokenize: ``None`` (the default) to score token ids (under ``convention="coco"``, token ids or
             strings split on whitespace); or the name of one of sacrebleu's
@@ -192,6 +195,11 @@ class BLEUConfig(SubwordConfig):
             raise ValueError(
                 f"effective_order is sacrebleu's option; convention={self.convention!r} has none (its "
                 + ("denominators are never 0)" if self.convention == "nltk" else "offsets keep every order defined)")
+            )
+        if self.convention == "coco" and order > COCO_MAX_ORDER:
+            raise ValueError(
+                f"convention='coco' has orders 1..{COCO_MAX_ORDER}: pycocoevalcap's Bleu(n) counts n-grams of at "
+                f"most {COCO_MAX_ORDER} words whatever n is (and fails past it), got max_order={order}"
             )
         weights = _check_weights(self.weights, order)
         if self.convention == "coco" and len(set(weights)) > 1:
@@ -334,8 +342,8 @@ def _check_coco_options(config: BLEUConfig) -> None:
         raise ValueError("convention='coco' does not decode subword ids: decode them and pass the captions as strings")
     if config.ref_length != "closest":
         raise ValueError(
-            "convention='coco' takes the reference length as pycocoevalcap does (the closest, or the average of "
-            f"the references when exactly one image is scored); leave ref_length unset, not {config.ref_length!r}"
+            "convention='coco' takes the closest reference length, as pycocoevalcap's Bleu does; leave ref_length "
+            f"unset, not {config.ref_length!r}"
         )
     if config.smooth_value is not None:
         raise ValueError("convention='coco' has no smoothing, so no smooth_value: leave it unset")
