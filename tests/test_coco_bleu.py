@@ -277,7 +277,7 @@ def test_bad_input_and_other_entry_points() -> None:
         bleu_by_order(["a b"], [["a b"]], tokenize="none", weights=(0.7, 0.3))
     with pytest.raises(ValueError, match="sentence-level only"):
         bleu_by_order(["a b"], [["a b"]], tokenize="none", convention="nltk", smoothing="method5")
-    with pytest.raises(InputError, match="use torch_bleu.sentence_bleu or torch_bleu.corpus_bleu"):
+    with pytest.raises(InputError, match=r"use torch_bleu\.sentence_bleu or torch_bleu\.corpus_bleu"):
         pairwise_bleu([["a b", "b c"]], convention="coco")
     stats = torch.tensor([1, 0, 0, 0]), torch.tensor([1, 0, 0, 0]), torch.tensor(1), torch.tensor(1)
     with pytest.raises(ValueError, match="no smoothed precisions"):

@@ -128,8 +128,9 @@ class BLEUConfig(SubwordConfig):
             power ``1 / k``, and the brevity penalty ``exp(1 - r / c)`` with ``c + 1e-15`` and ``r + 1e-9``
             whenever their ratio is below 1, ``r`` the closest reference length (ties to the shorter: ``Bleu``
             asks its scorer for ``"closest"`` however many images are scored). Its statistics are sacrebleu's
-            with ``ref_length="closest"``. ``max_order`` is 1 to 4 (``Bleu(n)``). It has no smoothing, ``smooth_value``, ``effective_order``,
-            unequal ``weights``, other ``ref_length``, other tokenizer or ``detokenizer``: those are refused.
+            with ``ref_length="closest"``. ``max_order`` is 1 to 4 (``Bleu(n)``). It has no smoothing,
+            ``smooth_value``, ``effective_order``, unequal ``weights``, other ``ref_length``, other tokenizer
+            or ``detokenizer``: those are refused.
         tokenize: ``None`` (the default) to score token ids (under ``convention="coco"``, token ids or
             strings split on whitespace); or the name of one of sacrebleu's
             tokenizers (``"13a"``, ``"intl"``, ``"zh"``, ``"char"``, ``"none"``; ``"ja-mecab"`` /

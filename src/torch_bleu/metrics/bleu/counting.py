@@ -23,8 +23,8 @@ def input_batch(
     preds: Any, target: Any, config: BLEUConfig, device: torch.device | None = None, on_host: bool = False
 ) -> TokenBatch | RowStream:
     """The batch to count: token ids; with a detokenizer, subword ids and references as ids or strings;
-    or, when ``config.tokenize`` names a tokenizer (or under ``convention="coco"``), the words of strings (numbered on ``device``, the CPU
-    by default).
+    or, when ``config.tokenize`` names a tokenizer (or under ``convention="coco"``), the words of strings
+    (numbered on ``device``, the CPU by default).
 
     With ``on_host``, a batch that lives on the CPU comes as NumPy arrays on its memory, which the engine
     counts fastest (:meth:`~torch_bleu.inputs.batch.TokenBatch.on_host`), and strings with one

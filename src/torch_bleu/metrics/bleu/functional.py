@@ -16,8 +16,8 @@ from ...argument_names import takes_preds_and_target
 from ...inputs.batch import TokenBatch
 from ...inputs.ids import Hypotheses, References, checked_ref_present
 from ...threads import within_cpu_share
-from .config import BLEUConfig, BLEUOptions, require_corpus_smoothing
 from .by_order import BLEUByOrder, scores_by_order
+from .config import BLEUConfig, BLEUOptions, require_corpus_smoothing
 from .counting import as_tensors, count_statistics, input_batch, sentence_statistics
 from .score import bleu_from_statistics
 from .statistics import SentenceStatistics
