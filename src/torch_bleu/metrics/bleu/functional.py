@@ -54,8 +54,8 @@ def bleu_statistics(
             ``"pairwise"`` (see :mod:`torch_bleu.engine`); all give the same statistics.
         **options: any option of :class:`~torch_bleu.BLEUConfig`. Those that decide the statistics:
             ``max_order``, ``ignore_ids``, ``eos_id``, ``ref_length``, ``convention`` (``"sacrebleu"``
-            counts ``max(0, len - n + 1)`` hypothesis n-grams; ``"nltk"`` counts ``max(1, ...)`` per
-            sentence, as nltk's ``modified_precision`` does), ``tokenize`` and ``lowercase`` (strings),
+            counts ``max(0, len - n + 1)`` hypothesis n-grams, and so does ``"coco"``; ``"nltk"`` counts
+            ``max(1, ...)`` per sentence, as nltk's ``modified_precision`` does), ``tokenize`` and ``lowercase`` (strings),
             ``detokenizer`` (subword ids).
 
     Example:
