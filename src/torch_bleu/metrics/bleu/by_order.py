@@ -2,8 +2,8 @@
 
 BLEU-k takes orders 1..k with equal weights, so its statistics are the first orders of BLEU-N's: one count
 serves every k. Under ``convention="coco"`` that is pycocoevalcap's list of BLEU-1..4 (and its second value,
-per image); under sacrebleu's and nltk's conventions, BLEU-k equals the score with ``max_order=k``. This
-module holds no per-sentence rule of its own: :func:`~.score.bleu_from_statistics` scores each order.
+per image), all orders at once (:func:`~.coco.coco_bleu_by_order`); under sacrebleu's and nltk's
+conventions, BLEU-k is :func:`~.score.bleu_from_statistics` with ``max_order=k`` on the first orders.
 """
 
 from __future__ import annotations

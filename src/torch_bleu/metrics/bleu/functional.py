@@ -55,8 +55,8 @@ def bleu_statistics(
         **options: any option of :class:`~torch_bleu.BLEUConfig`. Those that decide the statistics:
             ``max_order``, ``ignore_ids``, ``eos_id``, ``ref_length``, ``convention`` (``"sacrebleu"``
             counts ``max(0, len - n + 1)`` hypothesis n-grams, and so does ``"coco"``; ``"nltk"`` counts
-            ``max(1, ...)`` per sentence, as nltk's ``modified_precision`` does), ``tokenize`` and ``lowercase`` (strings),
-            ``detokenizer`` (subword ids).
+            ``max(1, ...)`` per sentence, as nltk's ``modified_precision`` does), ``tokenize`` and
+            ``lowercase`` (strings), ``detokenizer`` (subword ids).
 
     Example:
         >>> hyp = torch.tensor([[1, 2, 3, 4]])
