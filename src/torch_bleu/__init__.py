@@ -17,8 +17,10 @@ from .version import __version__ as __version__
 # imports and the table below equal).
 if TYPE_CHECKING:
     from .detokenize.detokenizer import Detokenizer as Detokenizer
+    from .metrics.bleu.by_order import BLEUByOrder as BLEUByOrder
     from .metrics.bleu.config import BLEUConfig as BLEUConfig
     from .metrics.bleu.config import BLEUOptions as BLEUOptions
+    from .metrics.bleu.functional import bleu_by_order as bleu_by_order
     from .metrics.bleu.functional import bleu_statistics as bleu_statistics
     from .metrics.bleu.functional import corpus_bleu as corpus_bleu
     from .metrics.bleu.functional import sentence_bleu as sentence_bleu
@@ -77,6 +79,7 @@ if TYPE_CHECKING:
 # Where each public name lives. They load on first use, so that the command line, which counts with
 # NumPy on a CPU, starts without importing PyTorch (about a second) or torchmetrics.
 _LAZY_MODULES = {
+    "BLEUByOrder": "metrics.bleu.by_order",
     "BLEUConfig": "metrics.bleu.config",
     "BLEUOptions": "metrics.bleu.config",
     "BLEUScore": "metrics.bleu.metric",
@@ -128,6 +131,7 @@ _LAZY_MODULES = {
     "sentence_bleu": "metrics.bleu.functional",
     "sentence_chrf": "metrics.chrf.functional",
     "sentence_cider": "metrics.cider.functional",
+    "bleu_by_order": "metrics.bleu.functional",
     "bleu_statistics": "metrics.bleu.functional",
     "sentence_ter": "metrics.ter.functional",
     "sentence_wer": "metrics.wer.functional",

@@ -93,6 +93,11 @@ def pairwise_config(candidates: Any, options: BLEUOptions) -> BLEUConfig:
     as_ids = isinstance(candidates, Tensor)
     if not as_ids or settings.get("detokenizer") is not None:
         settings.setdefault("tokenize", "13a")
+    if settings.get("convention") == "coco":
+        raise InputError(
+            "convention='coco' scores captions against their own references: use torch_bleu.sentence_bleu or "
+            "torch_bleu.corpus_bleu with convention='coco'"
+        )
     config = BLEUConfig.from_options(settings)
     if as_ids and config.detokenizer is None and config.tokenize is not None:
         raise InputError(

@@ -21,8 +21,8 @@ SacrebleuSmoothing = Literal["none", "floor", "add-k", "exp"]
 NltkSmoothing = Literal["method0", "method1", "method2", "method3", "method4", "method5", "method6", "method7"]
 #: A smoothing method: sacrebleu's, or nltk's (with ``convention="nltk"``).
 Smoothing = SacrebleuSmoothing | NltkSmoothing
-#: Whose per-sentence rules BLEU follows.
-Convention = Literal["sacrebleu", "nltk"]
+#: Whose rules BLEU follows.
+Convention = Literal["sacrebleu", "nltk", "coco"]
 #: Which reference length a hypothesis is compared with.
 RefLength = Literal["closest", "shortest"]
 
@@ -33,7 +33,15 @@ REF_LENGTH_RULES: tuple[RefLength, ...] = get_args(RefLength)
 DEFAULT_MAX_ORDER = 4
 
 #: Smoothing names each convention accepts (``"none"`` is nltk's ``method0`` under ``convention="nltk"``).
-SMOOTHING_BY_CONVENTION = {"sacrebleu": SACREBLEU_SMOOTHING, "nltk": ("none", *NLTK_SMOOTHING)}
+SMOOTHING_BY_CONVENTION = {"sacrebleu": SACREBLEU_SMOOTHING, "nltk": ("none", *NLTK_SMOOTHING), "coco": ("none",)}
+
+#: The tokenizers of strings under ``convention="coco"``: pycocoevalcap's scorers split captions on whitespace
+#: (``str.split()``), which ``tokenize=None`` (strings or ids) and ``"none"`` (strings only) both do.
+COCO_TOKENIZERS: tuple[Tokenizer, ...] = ("none",)
+
+#: The highest order of ``convention="coco"``: pycocoevalcap's ``cook_test`` counts 1- to 4-grams.
+COCO_MAX_ORDER = 4
+
 
 #: nltk's name for each sacrebleu smoothing, for error messages that point the way.
 NLTK_NAME_OF = {"floor": "method1", "add-k": "method2", "exp": "method3"}
@@ -113,8 +121,18 @@ class BLEUConfig(SubwordConfig):
         eos_id: one id or several: every row is cut at its first EOS, which counts for nothing, and
             neither does any token after it (batched decoding goes on emitting tokens after a row's EOS).
         ref_length: ``"closest"`` reference length (ties go to the shorter one) or ``"shortest"``.
-        convention: ``"sacrebleu"`` or ``"nltk"``; decides the per-sentence denominators and edge rules.
-        tokenize: ``None`` (the default) to score token ids; or the name of one of sacrebleu's
+        convention: ``"sacrebleu"``, ``"nltk"`` or ``"coco"``; decides the per-sentence denominators and edge
+            rules. ``"coco"`` is pycocoevalcap's ``Bleu(max_order)`` (COCO captions' BLEU-1..4): words split on
+            whitespace (strings with ``tokenize`` unset or ``"none"``; rows of ids, each id a word), per order
+            the precision ``(matches + 1e-15) / (n-grams + 1e-9)``, BLEU-k the product of orders 1..k to the
+            power ``1 / k``, and the brevity penalty ``exp(1 - r / c)`` with ``c + 1e-15`` and ``r + 1e-9``
+            whenever their ratio is below 1, ``r`` the closest reference length (ties to the shorter: ``Bleu``
+            asks its scorer for ``"closest"`` however many images are scored). Its statistics are sacrebleu's
+            with ``ref_length="closest"``. ``max_order`` is 1 to 4 (``Bleu(n)``). It has no smoothing,
+            ``smooth_value``, ``effective_order``, unequal ``weights``, other ``ref_length``, other tokenizer
+            or ``detokenizer``: those are refused.
+        tokenize: ``None`` (the default) to score token ids (under ``convention="coco"``, token ids or
+            strings split on whitespace); or the name of one of sacrebleu's
             tokenizers (``"13a"``, ``"intl"``, ``"zh"``, ``"char"``, ``"none"``; ``"ja-mecab"`` /
             ``"ko-mecab"`` with sacrebleu's extras; ``"flores101"`` / ``"flores200"`` with sentencepiece
             and sacrebleu's model) to score strings, tokenized as sacrebleu does.
@@ -133,6 +151,10 @@ class BLEUConfig(SubwordConfig):
         0.1
         >>> BLEUConfig(convention="nltk", smoothing="method4").smooth_value
         5.0
+        >>> BLEUConfig(convention="coco", smoothing="floor")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: smoothing 'floor' does not belong to convention 'coco'; pycocoevalcap's BLEU has no smoothing ...
         >>> BLEUConfig(max_order=0)
         Traceback (most recent call last):
         ...
@@ -160,21 +182,35 @@ class BLEUConfig(SubwordConfig):
         for flag in ("lowercase", "effective_order"):  # NumPy's bools become bools
             object.__setattr__(self, flag, check_flag(flag, getattr(self, flag)))
         order = _resolve_max_order(self.max_order, self.weights)
+        check_choice("convention", self.convention, CONVENTIONS)
+        if self.convention == "coco":
+            _check_coco_options(self)
         tokenize = self.tokenize
         if self.detokenizer is None:
             _check_text_options(tokenize, self.lowercase, self.ignored_ids, self.eos_ids)
         else:
             tokenize = _check_detokenizer_options(tokenize, self.lowercase)
-        check_choice("convention", self.convention, CONVENTIONS)
         check_choice("ref_length", self.ref_length, REF_LENGTH_RULES)
         _check_smoothing(self.smoothing, self.convention)
-        if self.effective_order and self.convention == "nltk":
+        if self.effective_order and self.convention != "sacrebleu":
             raise ValueError(
-                "effective_order is sacrebleu's option; convention='nltk' has none (its denominators are never 0)"
+                f"effective_order is sacrebleu's option; convention={self.convention!r} has none (its "
+                + ("denominators are never 0)" if self.convention == "nltk" else "offsets keep every order defined)")
+            )
+        if self.convention == "coco" and order > COCO_MAX_ORDER:
+            raise ValueError(
+                f"convention='coco' has orders 1..{COCO_MAX_ORDER}: pycocoevalcap's Bleu(n) counts n-grams of at "
+                f"most {COCO_MAX_ORDER} words whatever n is (and fails past it), got max_order={order}"
+            )
+        weights = _check_weights(self.weights, order)
+        if self.convention == "coco" and len(set(weights)) > 1:
+            raise ValueError(
+                "convention='coco' scores BLEU-N as pycocoevalcap does, the geometric mean of orders 1..N with "
+                f"equal weights; pass max_order={order} instead of weights={self.weights!r}"
             )
         resolved = {
             "max_order": order,
-            "weights": _check_weights(self.weights, order),
+            "weights": weights,
             "smooth_value": _check_smooth_value(self.smoothing, self.smooth_value),
             "tokenize": tokenize,
         }
@@ -229,18 +265,41 @@ class BLEUConfig(SubwordConfig):
     @property
     def plain_ids(self) -> PlainIds:
         """Rows of ids are read as they are where ``tokenize`` is ``None``; with a tokenizer, strings are.
+        Under ``convention="coco"`` without a tokenizer, strings (words split on whitespace) or ids.
 
         Example:
-            >>> BLEUConfig().plain_ids, BLEUConfig(tokenize="13a").plain_ids
-            ('always', 'never')
+            >>> BLEUConfig().plain_ids, BLEUConfig(tokenize="13a").plain_ids, BLEUConfig(convention="coco").plain_ids
+            ('always', 'never', 'unless strings')
         """
-        return "always" if self.tokenize is None else "never"
+        if self.tokenize is not None:
+            return "never"
+        return "unless strings" if self.convention == "coco" else "always"
+
+    @property
+    def text_tokenizer(self) -> Tokenizer:
+        """The tokenizer of strings: ``tokenize``, or under ``convention="coco"`` without one, whitespace words
+        (sacrebleu's ``"none"``, which is ``str.split()``).
+
+        Example:
+            >>> BLEUConfig(convention="coco").text_tokenizer, BLEUConfig(tokenize="13a").text_tokenizer
+            ('none', '13a')
+        """
+        if self.tokenize is not None:
+            return self.tokenize
+        if self.convention != "coco":
+            raise ValueError(f"tokenize=None scores ids: {TEXT_HINT}")
+        return "none"
 
     @property
     def input_hint(self) -> str:
         """What to do with input of the wrong kind: text where ids go, or ids where text goes."""
         if self.detokenizer is not None:
             return wrong_kind_hint(self.metric_name, self.plain_ids, self.unit, subwords=True) + " and pass tokenize="
+        if self.tokenize is None and self.convention == "coco":
+            return (
+                "with convention='coco', BLEU scores strings (words split on whitespace) or rows of ids (each id "
+                "one word); for subword ids, decode them and pass strings"
+            )
         if self.tokenize is None:
             return TEXT_HINT
         return (
@@ -267,6 +326,28 @@ def require_corpus_smoothing(config: BLEUConfig) -> None:
             "sentence of the corpus, which has no meaning under batching or DDP; score sentences with "
             f"torch_bleu.sentence_bleu(..., convention='nltk', smoothing={config.smoothing!r})"
         )
+
+
+def _check_coco_options(config: BLEUConfig) -> None:
+    """Refuse, under ``convention="coco"``, the options pycocoevalcap's ``Bleu`` has no counterpart of: other
+    tokenizers than whitespace words, lowercasing without ``tokenize="none"``, subword ids, a reference length
+    rule, a smoothing constant (smoothing itself is checked with the other conventions')."""
+    if config.tokenize is not None and config.tokenize not in COCO_TOKENIZERS:
+        raise ValueError(
+            "convention='coco' splits captions on whitespace, as pycocoevalcap's scorers do: leave tokenize unset "
+            f"(strings or ids) or pass tokenize='none' (strings only), not tokenize={config.tokenize!r}"
+        )
+    if config.lowercase and config.tokenize is None:
+        raise ValueError("lowercase applies to strings: with convention='coco' pass tokenize='none' with it")
+    if config.detokenizer is not None:
+        raise ValueError("convention='coco' does not decode subword ids: decode them and pass the captions as strings")
+    if config.ref_length != "closest":
+        raise ValueError(
+            "convention='coco' takes the closest reference length, as pycocoevalcap's Bleu does; leave ref_length "
+            f"unset, not {config.ref_length!r}"
+        )
+    if config.smooth_value is not None:
+        raise ValueError("convention='coco' has no smoothing, so no smooth_value: leave it unset")
 
 
 def _resolve_max_order(max_order: int | None, weights: Sequence[float] | None) -> int:
@@ -310,7 +391,9 @@ def _check_smoothing(smoothing: object, convention: Convention) -> None:
     check_choice("smoothing", smoothing, SACREBLEU_SMOOTHING + NLTK_SMOOTHING)
     if smoothing in SMOOTHING_BY_CONVENTION[convention]:
         return
-    if convention == "nltk":
+    if convention == "coco":
+        hint = "pycocoevalcap's BLEU has no smoothing (its offsets 1e-15 and 1e-9 keep every precision positive)"
+    elif convention == "nltk":
         hint = f"nltk calls it {NLTK_NAME_OF[str(smoothing)]!r}"
     else:
         hint = "pass convention='nltk' for nltk's smoothing methods"

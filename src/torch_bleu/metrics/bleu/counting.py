@@ -23,8 +23,8 @@ def input_batch(
     preds: Any, target: Any, config: BLEUConfig, device: torch.device | None = None, on_host: bool = False
 ) -> TokenBatch | RowStream:
     """The batch to count: token ids; with a detokenizer, subword ids and references as ids or strings;
-    or, when ``config.tokenize`` names a tokenizer, the words of strings (numbered on ``device``, the CPU
-    by default).
+    or, when ``config.tokenize`` names a tokenizer (or under ``convention="coco"``), the words of strings
+    (numbered on ``device``, the CPU by default).
 
     With ``on_host``, a batch that lives on the CPU comes as NumPy arrays on its memory, which the engine
     counts fastest (:meth:`~torch_bleu.inputs.batch.TokenBatch.on_host`), and strings with one
@@ -39,12 +39,12 @@ def input_batch(
     """
     match read_input(preds, target, config, on_host):
         case Text(hypotheses, references):
-            assert config.tokenize is not None  # BLEU reads text with a tokenizer only
             from ...inputs.strings import words_batch  # text imports its layers when first counted
 
             device = device or torch.device("cpu")
             host = on_host and sizes_from_data_on(device)
-            return words_batch(hypotheses, references, config.tokenize, config.lowercase, None if host else device)
+            tokenizer = config.text_tokenizer
+            return words_batch(hypotheses, references, tokenizer, config.lowercase, None if host else device)
         case TokenIds(batch):  # subword ids too: decoded when counted
             return batch
 

@@ -16,6 +16,7 @@ from ...argument_names import takes_preds_and_target
 from ...inputs.batch import TokenBatch
 from ...inputs.ids import Hypotheses, References, checked_ref_present
 from ...threads import within_cpu_share
+from .by_order import BLEUByOrder, scores_by_order
 from .config import BLEUConfig, BLEUOptions, require_corpus_smoothing
 from .counting import as_tensors, count_statistics, input_batch, sentence_statistics
 from .score import bleu_from_statistics
@@ -53,9 +54,9 @@ def bleu_statistics(
             ``"pairwise"`` (see :mod:`torch_bleu.engine`); all give the same statistics.
         **options: any option of :class:`~torch_bleu.BLEUConfig`. Those that decide the statistics:
             ``max_order``, ``ignore_ids``, ``eos_id``, ``ref_length``, ``convention`` (``"sacrebleu"``
-            counts ``max(0, len - n + 1)`` hypothesis n-grams; ``"nltk"`` counts ``max(1, ...)`` per
-            sentence, as nltk's ``modified_precision`` does), ``tokenize`` and ``lowercase`` (strings),
-            ``detokenizer`` (subword ids).
+            counts ``max(0, len - n + 1)`` hypothesis n-grams, and so does ``"coco"``; ``"nltk"`` counts
+            ``max(1, ...)`` per sentence, as nltk's ``modified_precision`` does), ``tokenize`` and
+            ``lowercase`` (strings), ``detokenizer`` (subword ids).
 
     Example:
         >>> hyp = torch.tensor([[1, 2, 3, 4]])
@@ -105,6 +106,14 @@ def corpus_bleu(preds: Hypotheses, target: References, **options: Unpack[BLEUOpt
         >>> refs = [[[1, 2, 3, 4, 5, 7], [1, 2, 3]], [[7, 8, 9]]]
         >>> round(corpus_bleu(hyps, refs, convention="nltk", smoothing="method1").item(), 4)
         0.743
+
+        pycocoevalcap's BLEU-4 of captions (``Bleu(4).compute_score(gts, res)[0][3]``):
+
+        >>> captions = ["a man rides a horse on the beach", "two dogs play in the snow together"]
+        >>> references = [["a man riding a horse on a beach", "a man rides a brown horse on the beach"],
+        ...               ["two dogs play in the white snow"]]
+        >>> round(corpus_bleu(captions, references, convention="coco").item(), 6)
+        0.710805
     """
     config = BLEUConfig.from_options(options)
     require_corpus_smoothing(config)
@@ -134,3 +143,29 @@ def sentence_bleu(preds: Hypotheses, target: References, **options: Unpack[BLEUO
     stats = sentence_statistics(preds, target, config)
     scores: Tensor = bleu_from_statistics(stats.matches, stats.totals, stats.preds_len, stats.target_len, config)
     return scores
+
+
+@takes_preds_and_target
+@within_cpu_share
+def bleu_by_order(preds: Hypotheses, target: References, **options: Unpack[BLEUOptions]) -> BLEUByOrder:
+    """BLEU-1 ... BLEU-N of a batch from one count: corpus ``(N,)`` and per sentence ``(B, N)``, float64.
+
+    Takes the arguments of :func:`corpus_bleu` (``N`` is ``max_order``). BLEU-k weighs orders 1..k alike,
+    so unequal ``weights`` are refused, and so are nltk's ``method5`` to ``method7`` (no corpus score).
+    Under every convention ``corpus[k - 1]`` is :func:`corpus_bleu` and ``sentences[:, k - 1]``
+    :func:`sentence_bleu` with ``max_order=k``. With ``convention="coco"`` it is pycocoevalcap's
+    ``Bleu(N).compute_score(gts, res)``: ``corpus`` its list of BLEU-1..N, ``sentences`` its per-image
+    lists (transposed).
+
+    Example:
+        >>> captions = ["a man rides a horse on the beach", "two dogs play in the snow together"]
+        >>> references = [["a man riding a horse on a beach", "a man rides a brown horse on the beach"],
+        ...               ["two dogs play in the white snow"]]
+        >>> scores = bleu_by_order(captions, references, convention="coco")
+        >>> [round(score, 4) for score in scores.corpus.tolist()]
+        [0.9333, 0.8887, 0.8312, 0.7108]
+        >>> [round(score, 4) for score in scores.sentences[1].tolist()]
+        [0.8571, 0.7559, 0.6999, 0.6435]
+    """
+    config = BLEUConfig.from_options(options)
+    return scores_by_order(sentence_statistics(preds, target, config), config)

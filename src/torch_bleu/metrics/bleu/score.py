@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Generic, NamedTuple
 import numpy as np
 
 from ...arrays import Array, ArrayT, array_namespace, as_float64, exp, float64_like, is_tensor, log
+from .coco import coco_bleu_by_order
 from .config import BLEUConfig
 from .smoothing import Precisions, sacrebleu_precisions
 
@@ -81,6 +82,22 @@ else:
         brevity_penalty: Array
 
 
+def check_orders(matches: Array, totals: Array, config: BLEUConfig) -> None:
+    """Refuse statistics without ``config.statistics_order`` orders (from their shapes).
+
+    Example:
+        >>> check_orders(np.zeros(3), np.zeros(3), BLEUConfig())
+        Traceback (most recent call last):
+        ...
+        ValueError: statistics must have 4 orders for max_order=4 and smoothing='none', got 3 and 3
+    """
+    if matches.shape[-1] != config.statistics_order or totals.shape[-1] != config.statistics_order:
+        raise ValueError(
+            f"statistics must have {config.statistics_order} orders for max_order={config.max_order} and "
+            f"smoothing={config.smoothing!r}, got {matches.shape[-1]} and {totals.shape[-1]}"
+        )
+
+
 def bleu_parts(
     matches: ArrayT, totals: ArrayT, preds_len: ArrayT, target_len: ArrayT, config: BLEUConfig, percent: bool = False
 ) -> BLEUParts[ArrayT]:
@@ -109,11 +126,12 @@ def bleu_parts(
         >>> round(parts.score.item(), 4), parts.precisions.tolist(), round(parts.brevity_penalty.item(), 4)
         (76.4806, [90.0, 87.5, 83.33333333333333, 75.0], 0.9131)
     """
-    if matches.shape[-1] != config.statistics_order or totals.shape[-1] != config.statistics_order:
+    if config.convention == "coco":
         raise ValueError(
-            f"statistics must have {config.statistics_order} orders for max_order={config.max_order} and "
-            f"smoothing={config.smoothing!r}, got {matches.shape[-1]} and {totals.shape[-1]}"
+            "convention='coco' has no smoothed precisions to take apart: score with bleu_from_statistics, or "
+            "every order at once with bleu_by_order"
         )
+    check_orders(matches, totals, config)
     xp = array_namespace(matches)
     if xp is np and config.convention != "sacrebleu":
         raise ValueError("NumPy statistics are scored by sacrebleu's rules; nltk's convention needs tensors")
@@ -142,7 +160,8 @@ def bleu_from_statistics(
 ) -> ArrayT:
     """BLEU in ``[0, 1]`` from statistics of shape ``(..., K)``, ``(..., K)``, ``(...)``, ``(...)``.
 
-    The score of :func:`bleu_parts`, which says what ``K`` is and the rules.
+    The score of :func:`bleu_parts`, which says what ``K`` is and the rules; under ``convention="coco"``,
+    pycocoevalcap's BLEU-N (:func:`~.coco.coco_bleu_by_order`).
 
     Example:
         >>> import torch
@@ -152,6 +171,9 @@ def bleu_from_statistics(
         >>> round(float(bleu_from_statistics(*(np.asarray(s) for s in stats), BLEUConfig())), 10)
         0.8375922397
     """
+    if config.convention == "coco":
+        check_orders(matches, totals, config)
+        return coco_bleu_by_order(matches, totals, preds_len, target_len)[..., -1]
     return bleu_parts(matches, totals, preds_len, target_len, config).score
 
 
