@@ -34,9 +34,13 @@ if TYPE_CHECKING:
     from .metrics.chrf.metric import CHRFScore as CHRFScore
     from .metrics.cider.config import CIDErConfig as CIDErConfig
     from .metrics.cider.config import CIDErOptions as CIDErOptions
+    from .metrics.cider.document_frequency import DocumentFrequency as DocumentFrequency
     from .metrics.cider.functional import corpus_cider as corpus_cider
     from .metrics.cider.functional import sentence_cider as sentence_cider
     from .metrics.cider.metric import CIDErScore as CIDErScore
+    from .metrics.cider.self_critical import SelfCriticalReward as SelfCriticalReward
+    from .metrics.cider.self_critical import scst_reward as scst_reward
+    from .metrics.cider.training_corpus import cider_document_frequency as cider_document_frequency
     from .metrics.paired import paired_bootstrap as paired_bootstrap
     from .metrics.paired import paired_randomization as paired_randomization
     from .metrics.rouge.config import ROUGEConfig as ROUGEConfig
@@ -92,10 +96,12 @@ _LAZY_MODULES = {
     "CIDErOptions": "metrics.cider.config",
     "CIDErScore": "metrics.cider.metric",
     "Detokenizer": "detokenize.detokenizer",
+    "DocumentFrequency": "metrics.cider.document_frequency",
     "ErrorMeasures": "metrics.wer.score",
     "ROUGEConfig": "metrics.rouge.config",
     "ROUGEOptions": "metrics.rouge.config",
     "ROUGEScore": "metrics.rouge.metric",
+    "SelfCriticalReward": "metrics.cider.self_critical",
     "SentenceReward": "rewards",
     "SentenceStatistics": "metrics.bleu.statistics",
     "TERConfig": "metrics.ter.config",
@@ -108,6 +114,7 @@ _LAZY_MODULES = {
     "aggregate_chrf": "pairwise.aggregate_chrf",
     "bleu_from_statistics": "metrics.bleu.score",
     "character_error_counts": "metrics.wer.functional",
+    "cider_document_frequency": "metrics.cider.training_corpus",
     "corpus_cer": "metrics.wer.functional",
     "corpus_wer": "metrics.wer.functional",
     "error_measures": "metrics.wer.score",
@@ -126,6 +133,7 @@ _LAZY_MODULES = {
     "pairwise_rouge": "pairwise.rouge",
     "rouge_scores": "metrics.rouge.score",
     "rouge_statistics": "metrics.rouge.functional",
+    "scst_reward": "metrics.cider.self_critical",
     "self_bleu": "pairwise.selection",
     "sentence_rouge": "metrics.rouge.functional",
     "sentence_bleu": "metrics.bleu.functional",

@@ -14,7 +14,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import torch
+from torch import Tensor
 
+from ...arrays import device_constant
 from ...engine.rows import stack_rows
 from ...inputs.kinds import Text, TokenIds, read_input
 from .config import CIDErConfig
@@ -112,17 +114,7 @@ def id_captions(ids: TokenIds, config: CIDErConfig) -> Captions:
     batch = ids.batch
     rows = stack_rows(batch.preds, batch.target, config.ignored_ids, batch.ref_present, batch.row_lengths)
     keep = rows.keep if rows.keep is not None else torch.ones_like(rows.tokens, dtype=torch.bool)
-    if config.eos_ids:
-        is_eos = torch.isin(rows.tokens, torch.tensor(config.eos_ids, device=rows.tokens.device)) & keep
-        eos_before = is_eos.cumsum(-1) - is_eos.to(torch.int64)
-        words_only = keep & (eos_before + is_eos == 0)
-        keep = keep & (eos_before == 0) if config.count_eos else words_only
-        word_lengths = words_only.sum(-1)
-    else:
-        word_lengths = keep.sum(-1)
-    order = torch.sort((~keep).to(torch.int8), dim=-1, stable=True).indices
-    tokens = rows.tokens.gather(-1, order)
-    lengths = keep.sum(-1)
+    tokens, lengths, word_lengths = kept_words(rows.tokens, keep, config)
     present = batch.references_present(word_lengths[:, 1:])
     if present is None:
         present = torch.ones_like(lengths[:, 1:], dtype=torch.bool)
@@ -132,3 +124,26 @@ def id_captions(ids: TokenIds, config: CIDErConfig) -> Captions:
         torch.cat([lengths[:, 1:], lengths[:, :1]], dim=1),
         present,
     )
+
+
+def kept_words(tokens: Tensor, keep: Tensor, config: CIDErConfig) -> tuple[Tensor, Tensor, Tensor]:
+    """Rows of ids (along the last axis) with their ``keep`` ids moved to their start, each row ending at its
+    first EOS (kept as a word with ``count_eos``); their lengths, and their lengths without that EOS.
+
+    Example:
+        >>> config = CIDErConfig(eos_id=0, count_eos=True)
+        >>> kept_words(torch.tensor([[4, 0, 0], [5, 6, 7]]), torch.tensor([[True] * 3, [True, False, True]]), config)
+        (tensor([[4, 0, 0],
+                [5, 7, 6]]), tensor([2, 2]), tensor([1, 2]))
+    """
+    if config.eos_ids:
+        eos_ids = device_constant(("eos ids", config.eos_ids), tokens.device, lambda: np.array(config.eos_ids))
+        is_eos = torch.isin(tokens, eos_ids) & keep
+        eos_before = is_eos.cumsum(-1) - is_eos.to(torch.int64)
+        words_only = keep & (eos_before + is_eos == 0)
+        keep = keep & (eos_before == 0) if config.count_eos else words_only
+        word_lengths = words_only.sum(-1)
+    else:
+        word_lengths = keep.sum(-1)
+    order = torch.sort((~keep).to(torch.int8), dim=-1, stable=True).indices
+    return tokens.gather(-1, order), keep.sum(-1), word_lengths
