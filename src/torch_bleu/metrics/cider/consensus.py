@@ -101,7 +101,9 @@ def cider_d(captions: Captions, sigma: float = 6.0, table: TableFrequencies | No
     for order in range(ORDERS):
         valid = words_left > order
         keys = flat_words if order == 0 else prefix_rank * positions + word_rank.roll(-order)
-        ngrams = _sorted_ngrams(torch.where(valid, keys, torch.iinfo(torch.int64).max), valid, sentence)
+        # a training corpus gives the frequencies: n-grams need telling apart within each image only
+        groups = images if table is not None and images else 1
+        ngrams = _sorted_ngrams(torch.where(valid, keys, torch.iinfo(torch.int64).max), valid, sentence, groups)
         if order == 0:
             word_rank = ngrams.ranks
         prefix_rank = ngrams.ranks
@@ -165,10 +167,17 @@ class _SortedNgrams(NamedTuple):
     term_frequency: Tensor
 
 
-def _sorted_ngrams(keys: Tensor, valid: Tensor, sentence: Tensor) -> _SortedNgrams:
-    """Rank the n-grams of ``keys`` (invalid positions keyed past every valid one) and find each sentence's."""
-    sorted_keys, order = torch.sort(keys, stable=True)
-    new_ngram = _changes(sorted_keys)
+def _sorted_ngrams(keys: Tensor, valid: Tensor, sentence: Tensor, groups: int) -> _SortedNgrams:
+    """Rank the n-grams of ``keys`` (invalid positions keyed past every valid one) within each of ``groups`` equal
+    parts (one per image, or one for the batch: sorting short rows is several times faster), and find each
+    sentence's."""
+    size = keys.shape[0]
+    part = size // groups
+    sorted_keys, order = torch.sort(keys.reshape(groups, part), dim=-1, stable=True)
+    new_ngram = _changes(sorted_keys.reshape(size))
+    if groups > 1:
+        new_ngram.reshape(groups, part)[:, 0] = True
+    order = (order + torch.arange(groups, device=keys.device)[:, None] * part).reshape(size)
     ngram = new_ngram.cumsum(0) - 1
     ranks = torch.empty_like(ngram).scatter_(0, order, ngram)
     sorted_sentence = sentence.gather(0, order)

@@ -134,7 +134,7 @@ def kept_words(tokens: Tensor, keep: Tensor, config: CIDErConfig) -> tuple[Tenso
         >>> config = CIDErConfig(eos_id=0, count_eos=True)
         >>> kept_words(torch.tensor([[4, 0, 0], [5, 6, 7]]), torch.tensor([[True] * 3, [True, False, True]]), config)
         (tensor([[4, 0, 0],
-                [5, 7, 6]]), tensor([2, 2]), tensor([1, 2]))
+                [5, 7, 0]]), tensor([2, 2]), tensor([1, 2]))
     """
     if config.eos_ids:
         eos_ids = device_constant(("eos ids", config.eos_ids), tokens.device, lambda: np.array(config.eos_ids))
@@ -145,5 +145,9 @@ def kept_words(tokens: Tensor, keep: Tensor, config: CIDErConfig) -> tuple[Tenso
         word_lengths = words_only.sum(-1)
     else:
         word_lengths = keep.sum(-1)
-    order = torch.sort((~keep).to(torch.int8), dim=-1, stable=True).indices
-    return tokens.gather(-1, order), keep.sum(-1), word_lengths
+    width = tokens.shape[-1]
+    # each kept id to its place among the kept ones, the others to one column past the row
+    place = torch.where(keep, keep.cumsum(-1) - 1, width)
+    kept = torch.zeros((*tokens.shape[:-1], width + 1), dtype=tokens.dtype, device=tokens.device)
+    kept.scatter_(-1, place, tokens)
+    return kept[..., :width], keep.sum(-1), word_lengths

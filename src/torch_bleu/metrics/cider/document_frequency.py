@@ -30,6 +30,9 @@ from torch import Tensor
 from ...errors import InputError
 from .consensus import ORDERS
 
+#: Ids up to this many are numbered through a dense table (8 bytes per id up to the largest id of the table).
+DENSE_IDS = 1 << 22
+
 #: What a self-critical.pytorch pickle may hold: its dict, defaultdict, tuples, strings and numbers.
 _PICKLE_CLASSES = {("collections", "defaultdict"), ("builtins", "float"), ("builtins", "int"), ("__builtin__", "float")}
 
@@ -181,20 +184,26 @@ class DocumentFrequency:
         row's end.
         """
         tables = self._tables(words.device)
-        ids, numbers_of_ids = tables[0], tables[1]
         size = len(self.words)
-        if of_ids:
+        if not of_ids:
+            word_number = torch.where(words < size, words, -1)
+        elif tables[0].shape[0] == 1:  # ids numbered by a dense table of every id up to the largest
+            largest = tables[1].shape[0] - 1
+            in_table = (words >= 0) & (words <= largest)
+            word_number = torch.where(in_table, tables[1][words.clamp(0, largest)], -1)
+        else:
+            ids, numbers_of_ids = tables[0], tables[1]
             place = torch.searchsorted(ids, words).clamp(max=ids.shape[0] - 1)
             word_number = torch.where(ids[place] == words, numbers_of_ids[place], -1)
-        else:
-            word_number = torch.where(words < size, words, -1)
-        result = []
-        number = word_number
-        for order in range(ORDERS):
+        # every word of the table has a unigram: the unigram's number is the word's
+        known = (words_left > 0) & (word_number >= 0)
+        number = torch.where(known, word_number, -1)
+        result = [torch.where(known, tables[3][word_number.clamp(min=0)], 0)]
+        for order in range(1, ORDERS):
             keys, counts = tables[2 + 2 * order], tables[3 + 2 * order]
             following = word_number.roll(-order)
             known = (words_left > order) & (number >= 0) & (following >= 0)
-            key = torch.where(known, (number if order else 0) * size + following, -1)
+            key = torch.where(known, number * size + following, -1)
             place = torch.searchsorted(keys, key).clamp(max=keys.shape[0] - 1)
             found = known & (keys[place] == key)
             result.append(torch.where(found, counts[place], 0))
@@ -202,12 +211,20 @@ class DocumentFrequency:
         return torch.stack(result)
 
     def _tables(self, device: torch.device) -> tuple[Tensor, ...]:
-        """The ids of the words, their numbers, then each order's keys and counts, on ``device`` (kept there);
-        every array ends with a value past all others, so a search never falls off its end."""
+        """How ids find their words' numbers, then each order's keys and counts, on ``device`` (kept there).
+
+        Ids up to :data:`DENSE_IDS` find them in a table of every id up to the largest (``-1`` for ids with no
+        word), the first array then a placeholder of one value; larger ids by a search of the sorted ids, the
+        first two arrays. The keys end with a value past all others, so a search never falls off their end."""
         if device not in self._on_device:
             ids, numbers = _word_ids(self.words)
             last = np.iinfo(np.int64).max
-            arrays = [np.append(ids, last), np.append(numbers, -1)]
+            if ids.shape[0] == 0 or ids[-1] < DENSE_IDS:
+                dense = np.full(int(ids[-1]) + 1 if ids.shape[0] else 1, -1, dtype=np.int64)
+                dense[ids] = numbers
+                arrays = [np.zeros(1, dtype=np.int64), dense]
+            else:
+                arrays = [np.append(ids, last), np.append(numbers, -1)]
             for keys, counts in zip(self._keys, self._counts):
                 arrays += [np.append(keys, last), np.append(counts, 0)]
             self._on_device[device] = tuple(torch.from_numpy(array).to(device) for array in arrays)
@@ -228,14 +245,16 @@ def _is_id(word: str) -> bool:
 
 
 def _with_prefixes(counts: Mapping[tuple[str, ...], float]) -> dict[tuple[str, ...], int]:
-    """``counts`` as exact integers, with the first words of every n-gram held too (at 0 where missing: every
-    n-gram a corpus holds has its prefixes, but a table made elsewhere may lack them)."""
+    """``counts`` as exact integers, with the first words of every n-gram, and each of its words, held too (at 0
+    where missing: every n-gram a corpus holds has them, but a table made elsewhere may lack them)."""
     full: dict[tuple[str, ...], int] = {}
     for ngram, count in counts.items():
         full[ngram] = int(count)
     for ngram in list(full):
         for end in range(1, len(ngram)):
             full.setdefault(ngram[:end], 0)
+        for word in ngram:
+            full.setdefault((word,), 0)
     return full
 
 
