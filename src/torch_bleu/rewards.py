@@ -1,11 +1,11 @@
-"""Sentence BLEU, chrF or ROUGE as a reward function for RL trainers such as TRL's ``GRPOTrainer``.
+"""Sentence BLEU, chrF, ROUGE or CIDEr-D as a reward function for RL trainers such as TRL's ``GRPOTrainer``.
 
 TRL calls every function of its ``reward_funcs`` with the batch's ``prompts``, ``completions`` (strings,
 or for conversational data lists of messages) and ``completion_ids``, plus every column of the
 dataset as a keyword argument (one entry per completion), and expects one float per completion.
 :class:`SentenceReward` scores the whole batch in one call of :func:`~torch_bleu.sentence_bleu`,
-:func:`~torch_bleu.sentence_chrf` or :func:`~torch_bleu.sentence_rouge`, against the references in a
-column of the dataset.
+:func:`~torch_bleu.sentence_chrf`, :func:`~torch_bleu.sentence_rouge` or :func:`~torch_bleu.sentence_cider`,
+against the references in a column of the dataset.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from .metrics.bleu.config import BLEUConfig, BLEUOptions
 from .metrics.bleu.functional import sentence_bleu
 from .metrics.chrf.config import CHRFConfig, CHRFOptions
 from .metrics.chrf.functional import sentence_chrf
+from .metrics.cider.config import CIDErConfig, CIDErOptions
+from .metrics.cider.functional import sentence_cider
 from .metrics.rouge.config import ROUGEConfig, ROUGEOptions, RougeType
 from .metrics.rouge.functional import sentence_rouge
 from .threads import within_cpu_share
@@ -38,13 +40,14 @@ class RewardMetric(NamedTuple):
     Attributes:
         config: the class of the metric's options, built once when the reward is made to refuse a wrong
             option there rather than at the first batch.
-        score: the per-sentence scores, ``(preds, target, **options) -> (B,) tensor`` in 0..1.
+        score: the per-sentence scores, ``(preds, target, **options) -> (B,) tensor`` (in 0..1 but for CIDEr-D,
+            0..10 and more).
         defaults: the options a reward passes unless told otherwise (the metric's own defaults hold for
             the others). Each must also suit a reward given ``detokenizer=``.
         score_options: the options ``score`` takes, of those the reward was given (defaults included).
     """
 
-    config: type[BLEUConfig] | type[CHRFConfig] | type[ROUGEConfig]
+    config: type[BLEUConfig] | type[CHRFConfig] | type[ROUGEConfig] | type[CIDErConfig]
     score: Callable[..., Tensor]
     defaults: Mapping[str, Any]
     score_options: Callable[[dict[str, Any]], dict[str, Any]] = dict
@@ -85,6 +88,7 @@ REWARD_METRICS: dict[str, RewardMetric] = {
     "bleu": RewardMetric(BLEUConfig, sentence_bleu, {"tokenize": "13a"}),
     "chrf": RewardMetric(CHRFConfig, sentence_chrf, {}),
     "rouge": RewardMetric(ROUGEConfig, rouge_fmeasure, {}, one_rouge_type),
+    "cider": RewardMetric(CIDErConfig, sentence_cider, {}),
 }
 
 _short = reprlib.Repr()
@@ -95,7 +99,7 @@ class SentenceReward:
     """A reward function: the sentence score (0..1) of every completion against its references.
 
     Args:
-        metric: ``"bleu"``, ``"chrf"`` or ``"rouge"`` (a name of :data:`REWARD_METRICS`).
+        metric: ``"bleu"``, ``"chrf"``, ``"rouge"`` or ``"cider"`` (a name of :data:`REWARD_METRICS`).
         reference_column: the dataset column that holds each example's reference (a string) or
             references (a list of strings): one entry per completion.
         **options: the metric's options (:class:`~torch_bleu.BLEUConfig`, e.g. ``smoothing="exp"``,
@@ -104,7 +108,9 @@ class SentenceReward:
             ``tokenize="13a"`` unless told otherwise. ROUGE's reward is the F-measure of one type,
             ``rouge_type="rougeL"`` unless told otherwise (``"rouge1"`` .. ``"rouge9"``, ``"rougeLsum"``),
             against the best of several references (rouge-score's ``score_multi``; ``accumulate="avg"``:
-            their mean). With ``detokenizer=``, the completions' ids (TRL's ``completion_ids``) are
+            their mean). CIDEr-D's reward (0 to 10 and more) splits completions on whitespace, with the document
+            frequencies of ``document_frequency=`` (a training corpus', as self-critical training uses) or else of
+            the batch's own references (each completion an image). With ``detokenizer=``, the completions' ids (TRL's ``completion_ids``) are
             scored as their decoded text, on the device, instead of the completion strings.
 
     A completion is a string, or a conversation (a list of messages, dicts with ``"role"`` and
@@ -138,6 +144,11 @@ class SentenceReward:
         [0.8571428571428571, 0.5]
         >>> rouge.__name__
         'rouge_reward'
+        >>> from torch_bleu import cider_document_frequency
+        >>> training = [["a cat sat on the mat", "the cat sat"], ["a dog ran"], ["a dog sat"]]
+        >>> cider = SentenceReward("cider", document_frequency=cider_document_frequency(training))
+        >>> [round(value, 4) for value in cider(completions=["a cat sat", "a dog"], reference=[training[0], "a dog ran"])]
+        [3.364, 1.7073]
     """
 
     @overload
@@ -148,6 +159,11 @@ class SentenceReward:
     @overload
     def __init__(
         self, metric: Literal["chrf"], reference_column: str = "reference", **options: Unpack[CHRFOptions]
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self, metric: Literal["cider"], reference_column: str = "reference", **options: Unpack[CIDErOptions]
     ) -> None: ...
 
     @overload
