@@ -43,6 +43,10 @@ Workloads:
 * ``alignments``: WER, CER, ROUGE-L and rougeLsum of one system from padded id batches of 8, 32, 128 and
   the whole system, on the device (Triton's kernels and PyTorch's), on the CPU and with the usual loop
   (``tolist``, jiwer / rouge-score-rs) (``benchmarks/alignments.py``);
+* ``captioning``: the self-critical (SCST) CIDEr-D reward of a batch of 50 images x 5 samples + greedy
+  captions from ids, against pycocoevalcap's ``CiderScorer`` with the same document frequencies; and
+  ``coco_caption_scores`` of 5,000 images x 5 references against pycocoevalcap's BLEU, ROUGE-L and CIDEr
+  (``benchmarks/captioning.py``);
 * ``pairwise``: pairwise sentence chrF and BLEU (MBR matrices) of 1 x 256 x 256 and 60 x 16 x 16
   WMT17 lines, against fastchrf (when installed) and sacrebleu's ``sentence_score`` in a loop
   (``benchmarks/pairwise.py``);
@@ -114,6 +118,7 @@ from benchmarks import timing
 from benchmarks.ab import compare
 from benchmarks.alignments import run_alignments
 from benchmarks.batches import run_batches, tables
+from benchmarks.captioning import run_captioning
 from benchmarks.chrf import run_chrf
 from benchmarks.common import QUICK, cpu_name, workload_sizes
 from benchmarks.pairwise import run_pairwise
@@ -146,6 +151,7 @@ WORKLOADS = [
     "batches",
     "rouge",
     "alignments",
+    "captioning",
     "pairwise",
     "self_bleu",
     "significance",
@@ -247,6 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "batches": run_batches,
         "rouge": run_rouge,
         "alignments": run_alignments,
+        "captioning": run_captioning,
         "pairwise": run_pairwise,
         "self_bleu": run_self_bleu,
         "significance": run_significance,

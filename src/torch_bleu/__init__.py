@@ -17,6 +17,8 @@ from .version import __version__ as __version__
 # imports and the table below equal).
 if TYPE_CHECKING:
     from .detokenize.detokenizer import Detokenizer as Detokenizer
+    from .captioning import CaptionScores as CaptionScores
+    from .captioning import coco_caption_scores as coco_caption_scores
     from .metrics.bleu.by_order import BLEUByOrder as BLEUByOrder
     from .metrics.bleu.config import BLEUConfig as BLEUConfig
     from .metrics.bleu.config import BLEUOptions as BLEUOptions
@@ -87,6 +89,7 @@ _LAZY_MODULES = {
     "BLEUConfig": "metrics.bleu.config",
     "BLEUOptions": "metrics.bleu.config",
     "BLEUScore": "metrics.bleu.metric",
+    "CaptionScores": "captioning",
     "CERConfig": "metrics.wer.config",
     "CERScore": "metrics.wer.metric",
     "CHRFConfig": "metrics.chrf.config",
@@ -118,6 +121,7 @@ _LAZY_MODULES = {
     "corpus_cer": "metrics.wer.functional",
     "corpus_wer": "metrics.wer.functional",
     "error_measures": "metrics.wer.score",
+    "coco_caption_scores": "captioning",
     "corpus_bleu": "metrics.bleu.functional",
     "corpus_chrf": "metrics.chrf.functional",
     "corpus_cider": "metrics.cider.functional",
