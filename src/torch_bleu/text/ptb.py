@@ -1,0 +1,405 @@
+"""pycocoevalcap's caption tokenization without Java: Stanford CoreNLP 3.4.1's ``PTBTokenizer`` as COCO
+caption evaluation runs it (``-preserveLines -lowerCase``), followed by pycocoevalcap's removal of its
+punctuation tokens.
+
+The tokenizer is a longest-match scanner: at each position every rule below is tried, the longest match
+wins (a rule's lookahead counts towards its length, as in the generated lexer) and the earlier rule wins a
+tie. The rules are written here from the tokenizer's documented behaviour and checked against the jar
+(see ``docs/ptb-tokenizer.md``). Plain captions (ASCII letters, commas, spaces and a final period) take a
+shortcut that gives the same words without scanning. Imports neither PyTorch nor NumPy.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+__all__ = ["PUNCTUATION", "ptb_tokenize"]
+
+#: The tokens pycocoevalcap drops after tokenizing. The bracket names are compared after lowercasing,
+#: so ``-lrb-`` and its kin stay in the captions, as they do in pycocoevalcap.
+PUNCTUATION = frozenset(["''", "'", "``", "`", "-LRB-", "-RRB-", "-LCB-", "-RCB-", ".", "?", "!", ",", ":", "-", "--", "...", ";"])
+
+
+def _class_of(test: Callable[[str], bool]) -> str:
+    """The body of a character class of the Basic Multilingual Plane's characters that pass ``test``."""
+    ranges: list[str] = []
+    start = None
+    for code in range(0x10000):
+        inside = not 0xD800 <= code <= 0xDFFF and test(chr(code))
+        if inside and start is None:
+            start = code
+        elif not inside and start is not None:
+            ranges.append(_range(start, code - 1))
+            start = None
+    if start is not None:
+        ranges.append(_range(start, 0xFFFF))
+    return "".join(ranges)
+
+
+def _range(first: int, last: int) -> str:
+    return re.escape(chr(first)) if first == last else f"{re.escape(chr(first))}-{re.escape(chr(last))}"
+
+
+def _ci(words: str) -> str:
+    """``words`` (an alternation of literal words) matched in any case, as the lexer matches literals."""
+    return f"(?i:{words})"
+
+
+# ---------------------------------------------------------------------------------------- character classes
+_ALPHA = _class_of(str.isalpha)
+_DIGIT = _class_of(str.isdecimal)
+_UPPER = _class_of(str.isupper)
+#: Letters of words: letters, the soft hyphen and combining marks.
+_LETTER = f"(?:[{_ALPHA}\u00ad\u0300-\u036f]|&[aeiouAEIOU]{_ci('acute|grave|uml')};)"
+_SPACE = "[ \t\u00a0\u2000-\u200a\u3000]"
+_NEWLINE = "(?:\r\n|[\r\n\u2028\u2029\x0b\x0c\x85])"
+_SPACENL = f"(?:{_SPACE}|{_NEWLINE})"
+_APOS = f"(?:['\u0092\u2019]|&{_ci('apos')};)"
+_APOS_ETC = f"(?:{_APOS}|[`\u0091\u2018\u201b])"
+_HYPHEN = "[-_\u058a\u2010\u2011]"
+_INSENTP = "[,;:\u3001]"
+
+# ---------------------------------------------------------------------------------------------- token shapes
+_SGML = (
+    "<(?:[!?][A-Za-z-][^>\r\n]*"
+    "|[A-Za-z][A-Za-z0-9_:.-]*(?:[ ]+(?:[A-Za-z][A-Za-z0-9_:.-]*[ ]*=[ ]*(?:'[^']*'|\"[^\"]*\")"
+    "|[A-Za-z][A-Za-z0-9_:.-]*))*[ ]*/?"
+    "|/[A-Za-z][A-Za-z0-9_:.-]*)[ ]*>"
+)
+_WORD = f"{_LETTER}(?:{_LETTER}|[{_DIGIT}])*(?:[.!?]{_LETTER}(?:{_LETTER}|[{_DIGIT}])*)*"
+_ALNUM = f"[{_ALPHA}{_DIGIT}]"
+_THING = (
+    f"(?:[dDoOlL]{_APOS_ETC}{_ALNUM})?{_ALNUM}+(?:{_HYPHEN}(?:[dDoOlL]{_APOS_ETC}{_ALNUM})?{_ALNUM}+)*"
+)
+_ACRO_SPECIAL = (
+    f"{_ci('canada|sino|korean|eu|japan|non')}-{_ci('u')}\\.{_ci('s')}"
+    f"|{_ci('u')}\\.{_ci('s')}\\.-(?:{_ci('u')}\\.{_ci('s')}\\.{_ci('s')}\\.{_ci('r')}|{_ci('u')}\\.{_ci('k')})"
+)
+_ACRO = f"(?:{_ACRO_SPECIAL}|[A-Za-z](?:\\.[A-Za-z])*)"
+_ACRO2 = f"(?:{_ACRO_SPECIAL}|[A-Za-z](?:\\.[A-Za-z])+)"
+_HTHING = f"[A-Za-z0-9][A-Za-z0-9.,\u00ad]*(?:-(?:{_ACRO2}\\.|[A-Za-z0-9\u00ad]+))+"
+_THINGA = f"[A-Z]+(?:(?:[+&]|&{_ci('amp')};)[A-Z]+)+"
+_REDAUX = f"{_APOS}(?:[msdMSD]|{_ci('re|ve|ll')})"
+_SREDAUX = f"{_ci('n')}{_APOS_ETC}{_ci('t')}"
+_APOWORD = (
+    f"[A-HJ-XZn]{_APOS_ETC}[{_ALPHA}]{{2,}}"
+    f"|[{_ALPHA}]+[aeiouyAEIOUY]{_APOS_ETC}[aeiouA-Z][{_ALPHA}]*"
+    f"|{_APOS}{_ci('n')}{_APOS}?|[lLdDjJ]{_APOS}|{_ci('dunkin|somethin|ol')}{_APOS}|{_APOS}{_ci('em')}"
+    f"|{_APOS}[2-9]0{_ci('s')}|{_APOS}{_ci('till?')}|{_APOS}{_ci('cause')}|{_ci('cont')}'{_ci('d')}\\.?"
+    f"|'{_ci('twas')}|{_ci('nor')}'{_ci('easter')}|{_ci('c')}'{_ci('mon')}|{_ci('e')}'{_ci('er')}"
+    f"|{_ci('s')}'{_ci('mores')}|{_ci('ev')}'{_ci('ry')}|{_ci('li')}'{_ci('l')}|{_ci('nat')}'{_ci('l')}"
+    f"|{_ci('o')}{_APOS_ETC}{_ci('o')}"
+)
+_URL_END = "[^ \t\n\f\r\"<>|.!?(){},-]"
+_FULLURL = f"{_ci('https?')}://[^ \t\n\f\r\"<>|(){{}}]+{_URL_END}"
+_LIKELYURL = (
+    f"(?:{_ci('www')}\\.(?:[^ \t\n\f\r\"<>|.!?(){{}},]+\\.)+[a-zA-Z]{{2,4}}"
+    f"|(?:[^ \t\n\f\r\"`'<>|.!?(){{}},-_$]+\\.)+{_ci('com|net|org|edu')})"
+    f"(?:/[^ \t\n\f\r\"<>|()]+{_URL_END})?"
+)
+_EMAIL_PART = "[^ \t\n\f\r\"<>|(){}.\u00a0]+"
+_EMAIL = (
+    f"(?:&{_ci('lt')};|<)?[a-zA-Z0-9][^ \t\n\f\r\"<>|()\u00a0{{}}]*@(?:{_EMAIL_PART}\\.)*{_EMAIL_PART}"
+    f"(?:&{_ci('gt')};|>)?"
+)
+_NUMBER = f"[-+]?(?:[{_DIGIT}]*(?:[.:,\u00ad\u066b\u066c][{_DIGIT}]+)+|[{_DIGIT}]+)"
+_FRAC = f"(?:[{_DIGIT}]{{1,4}}[- \u00a0])?[{_DIGIT}]{{1,4}}(?:\\\\?/|\u2044)[{_DIGIT}]{{1,4}}"
+_FILENAME_EXT = (
+    "bat|bmp|class|cgi|cpp|c|dll|docx|doc|exe|gif|gz|html|htm|h|jar|java|jpeg|jpg|mov|mp3|pdf|php|pl|png"
+    "|ppt|ps|py|sql|tar|txt|wav|xml|x|zip"
+)
+_FILENAME = f"(?:{_LETTER}|[{_DIGIT}])+(?:\\.(?:{_LETTER}|[{_DIGIT}])+)*\\.{_ci(_FILENAME_EXT)}"
+_STATES = (
+    f"{_ci('ala|ariz|calif|colo|conn|ct|dak|fla|ga|ind|kans|kan|ky|md|mich|minn|mont|mo|neb|nev|okla|penn|tenn')}"
+    f"|{_ci('va|vt|wisc|wis|wyo')}|A{_ci('z|rk')}|D{_ci('el')}|I{_ci('ll')}|L{_ci('a')}|M{_ci('ass|iss')}"
+    f"|O{_ci('re')}|P{_ci('a')}|T{_ci('ex')}|W{_ci('ash')}"
+)
+_ABBREV1 = (
+    f"(?:{_ci('jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec|mon|tues|tue|wed|thurs|thu|fri')}|{_STATES}"
+    f"|{_ci('inc|cos|co|corp|ltd|plc|rt|bancorp|bhd|assn|univ|intl|sys|tel|est|ext|sq|jr|sr|bros')}"
+    f"|{_ci('pp?t')}[ye]{_ci('s')}?|{_ci('ed')}\\.{_ci('d')}|{_ci('ph')}\\.{_ci('d')}|{_ci('blvd|rd|esq')}"
+    f"|{_ci('etc|al|seq|bldg')})\\."
+)
+_ABBREV3 = f"{_ci('ca|figs|fig|prop|nos|no|art|bldg|pp|op')}\\."
+_TITLES = (
+    "mrs|mr|ms|drs|dr|profs|prof|sens|sen|reps|rep|attys|atty|lt|col|gen|messrs|govs|gov|adm|rev|maj|sgt"
+    "|cpl|pvt|capt|ste|st|ave|pres|lieut|hon|brig|comdr|cmdr|pfc|spc|supts|supt|det|mt|ft|adj|adv|asst"
+    "|assoc|ens|insp|mlle|mme|msgr|sfc|vs|alex|wm|jos|cie|cf|treas|ph|invt|elec|natl|dept"
+)
+_ABBREV4 = f"(?:{_ci(_TITLES)}|M{_ci('iss')}|{_ci('m')}[ft]{_ci('g')}|{_ci('a')}\\.{_ci('k')}\\.{_ci('a')}|{_ACRO})"
+_SENTENCE_STARTS = (
+    "[A](?i:bout|ccording|dditionally|fter|n|s|t)?|[B](?i:ut)|[E](?i:arlier)"
+    "|[H](?i:e|er|ere|owever)|[I](?i:f|n|t)|[L](?i:ast)|[M](?i:any|ore|r\\.|s\\.)|[N](?i:ow)"
+    "|[O](?i:nce|ne|ther|ur)|[S](?i:he|ince|o|ome|uch)"
+    "|[T](?i:hat|he|heir|hen|here|hese|hey|his)|[W](?i:e|hen|hile|hat)|[Y](?i:et|ou)"
+)
+_PHONE = (
+    "(?:\\([0-9]{2,3}\\)[ \u00a0]?|(?:\\+\\+?)?(?:[0-9]{2,4}[- \u00a0])?[0-9]{2,4}[- \u00a0])"
+    "[0-9]{3,4}[- \u00a0]?[0-9]{3,5}"
+    "|(?:(?:\\+\\+?)?[0-9]{2,4}\\.)?[0-9]{2,4}\\.[0-9]{3,4}\\.[0-9]{3,5}"
+)
+_SMILEY_END = "[-^x=~<>']"
+_ASIAN_SMILEY = (
+    f"[\\^x=~<>]\\.\\[\\^x=~<>\\]|{_SMILEY_END}_{_SMILEY_END}|\\({_SMILEY_END}[_.]?{_SMILEY_END}\\)"
+    "|\\([\\^x=~<>']-[\\^x=~<>'`]\\)"
+)
+_QUOTES = (
+    "[`\u2018\u2019\u201a\u201b\u201c\u201d\u0091\u0092\u0093\u0094\u201e\u201f\u2039\u203a\u00ab\u00bb]{1,2}"
+    f"|''|{_APOS}"
+)
+_MISC_SYMBOL = (
+    "[+%&~^|\\\\\u00a6\u00a7\u00a8\u00a9\u00ac\u00ae\u00af\u00b0-\u00ba\u00d7\u00f7\u0387\u05be\u05c0\u05c3"
+    "\u05c6\u05f3\u05f4\u0600-\u0603\u0606-\u060a\u060c\u0614\u061b\u061e\u066a\u066d\u0703-\u070d\u07f6-\u07f8"
+    "\u0964\u0965\u0e4f\u1fbd\u2016\u2017\u2020-\u2023\u2030-\u2038\u203b\u203e-\u2042\u2044\u207a-\u207f"
+    "\u208a-\u208e\u2100-\u214f\u2190-\u21ff\u2200-\u2bff\u3012\u30fb\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40"
+    "\uff5b-\uff65]"
+)
+
+
+# ------------------------------------------------------------------------------------------- token actions
+def _same(text: str) -> str:
+    return text
+
+
+def _without_soft_hyphens(text: str) -> str:
+    return text.replace("\u00ad", "") or "-"
+
+
+def _nonbreaking(text: str) -> str:
+    return text.replace(" ", "\u00a0")
+
+
+def _brackets(text: str) -> str:
+    return text.replace("(", "-LRB-").replace(")", "-RRB-")
+
+
+def _ampersand(text: str) -> str:
+    return re.sub("(?i:&amp;)", "&", text)
+
+
+def _currency(text: str) -> str:
+    return re.sub("[\u0080\u00a4\u20a0\u20ac]", "$", text.replace("\u00a2", "cents").replace("\u00a3", "#"))
+
+
+_FRACTIONS = {"\u00bc": "1/4", "\u00bd": "1/2", "\u00be": "3/4", "\u2153": "1/3", "\u2154": "2/3"}
+
+
+def _fraction(text: str) -> str:
+    return _FRACTIONS.get(text, text)
+
+
+def _quotes(opening: bool) -> Callable[[str], str]:
+    """The LaTeX quotes the tokenizer writes for a quote token (``opening``: it probably opens a quote)."""
+    single, double = ("`", "``") if opening else ("'", "''")
+
+    def latex(text: str) -> str:
+        text = re.sub("(?i:&apos;)|'", single, text)
+        text = re.sub('"|(?i:&quot;)', double, text)
+        text = re.sub("[\u0091\u2018\u201b\u2039]", "`", text)
+        text = re.sub("[\u0092\u2019\u203a]", "'", text)
+        text = re.sub("[\u0093\u201c\u00ab]", "``", text)
+        return re.sub("[\u0094\u201d\u00bb]", "''", text)
+
+    return latex
+
+
+def _constant(token: str) -> Callable[[str], str]:
+    return lambda _: token
+
+
+def _dashes(text: str) -> str:
+    return "--" if 3 <= len(text) <= 4 else text
+
+
+# -------------------------------------------------------------------------------------------------- rules
+@dataclass(frozen=True)
+class _Rule:
+    """One rule of the scanner: what it matches (``pattern``, then a lookahead that it reads but leaves),
+    the text of its token and how much of the match it consumes (``keep``: all of it, as its token, when
+    ``None``; what it leaves is scanned again), and what token it writes for that text (``write``; ``None``
+    writes nothing)."""
+
+    pattern: re.Pattern[str]
+    write: Callable[[str], str] | None
+    keep: Callable[[str], tuple[str, int]] | None = None
+
+
+def _rule(
+    pattern: str,
+    write: Callable[[str], str] | None = _same,
+    lookahead: str = "",
+    keep: Callable[[str], tuple[str, int]] | None = None,
+) -> _Rule:
+    return _Rule(re.compile(f"({pattern})({lookahead})" if lookahead else f"({pattern})()"), write, keep)
+
+
+def _all_but(count: int) -> Callable[[str], tuple[str, int]]:
+    """Consume and write all but the last ``count`` characters."""
+    return lambda text: (text[:-count], len(text) - count)
+
+
+def _period_again(text: str) -> tuple[str, int]:
+    """Write the abbreviation with its period, then scan the period again: it also ends the sentence. A
+    single letter (``I.``) is written without its period."""
+    return (text[0], 1) if len(text) == 2 else (text, len(text) - 1)
+
+
+_RULES = [
+    _rule(f"{_ci('c')}[+][+]|{_ci('c|f')}#"),
+    _rule(_ci("cannot"), keep=_all_but(3)),
+    _rule(f"'{_ci('twas')}", keep=_all_but(3)),
+    _rule(f"'{_ci('tis')}", keep=_all_but(2)),
+    _rule(_ci("gonna|gotta|lemme|gimme|wanna"), keep=_all_but(2)),
+    _rule(_SGML, _nonbreaking),
+    _rule(f"&{_ci('md|mdash|ndash')};|[\u0096\u0097\u2013\u2014\u2015]", _constant("--")),
+    _rule(f"&{_ci('amp')};", _ampersand),
+    _rule(f"&(?:{_ci('ht|tl|ur|lr|qc|ql|qr|odq|cdq')}|#[0-9]+);"),
+    _rule(_WORD, _without_soft_hyphens, _REDAUX),
+    _rule("[A-Za-z\u00ad]*[A-MO-Za-mo-z]\u00ad*", _without_soft_hyphens, _SREDAUX),
+    _rule(_WORD, _without_soft_hyphens),
+    _rule(_APOWORD),
+    _rule(f"{_ci('y')}{_APOS}", lookahead=f"[{_ALPHA}]"),
+    _rule(_FULLURL),
+    _rule(_LIKELYURL),
+    _rule(_EMAIL),
+    _rule(f"@[a-zA-Z_][a-zA-Z_0-9]*|#{_LETTER}+"),
+    _rule(_REDAUX, _quotes(False), "[^A-Za-z]"),
+    _rule(_SREDAUX, _quotes(False), "[^A-Za-z]"),
+    _rule(f"[{_DIGIT}]{{1,2}}[-/][{_DIGIT}]{{1,2}}[-/][{_DIGIT}]{{2,4}}"),
+    _rule(_NUMBER, _without_soft_hyphens),
+    _rule("[\u207a\u207b\u208a\u208b]?(?:[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+|[\u2080-\u2089]+)"),
+    _rule(_FRAC, _nonbreaking),
+    _rule("[\u00bc\u00bd\u00be\u2153-\u215e]", _fraction),
+    _rule(
+        f"-{_ci('rrb|lrb|rcb|lcb|rsb|lsb')}-|{_ci('c')}\\.{_ci('d')}\\.{_ci('s')}|{_ci('pro|anti')}-"
+        f"|{_ci('s')}(?:&|&{_ci('amp')};)(?:{_ci('p')}-500|{_ci('ls')})|{_ci('cap')}{_APOS}{_ci('n')}"
+        f"|{_ci('c')}{_APOS}{_ci('est')}",
+        _ampersand,
+    ),
+    _rule("[A-Za-z0-9]+(?:-[A-Za-z]+){0,2}(?:\\\\?/[A-Za-z0-9]+(?:-[A-Za-z]+){0,2}){1,2}"),
+    _rule("[A-Z]*\\$|#"),
+    _rule("[\u00a2\u00a3\u00a4\u00a5\u0080\u20a0\u20ac\u060b\u0e3f\u20a4\uffe0\uffe1\uffe5\uffe6]", _currency),
+    _rule(
+        f"{_ACRO}\\.",
+        lookahead=f"{_SPACENL}+(?:{_SENTENCE_STARTS}|{_SGML}){_SPACENL}",
+        keep=_period_again,
+    ),
+    _rule(_ABBREV3, lookahead=f"{_SPACENL}?[{_DIGIT}]"),
+    _rule(f"{_ci('pt')}[eyEY]\\.|{_ci('co')}\\.", lookahead=f"{_SPACE}{_ci('ltd|lim')}"),
+    _rule(_ABBREV1, lookahead=f"{_SPACENL}(?:{_SPACENL}|[{_UPPER}]|{_SGML})", keep=_period_again),
+    _rule(_ABBREV1, lookahead="(?s:..)"),
+    _rule(_ABBREV1, keep=_period_again),
+    _rule(f"{_ABBREV4}\\."),
+    _rule(_ABBREV4, lookahead=_SPACE),
+    _rule(_ACRO, lookahead=_SPACENL),
+    _rule(f"{_APOS}[0-9][0-9]", lookahead=_SPACENL),
+    _rule(_FILENAME, lookahead=f"{_SPACENL}|[.?!,]"),
+    _rule(f"{_WORD}\\.", _without_soft_hyphens, _INSENTP),
+    _rule(_PHONE, lambda text: _brackets(_nonbreaking(text))),
+    _rule(f'"|&{_ci("quot")};', _quotes(True), "[A-Za-z0-9$]"),
+    _rule(f'"|&{_ci("quot")};', _quotes(False)),
+    _rule("\x7f", None),
+    _rule(f"<|&{_ci('lt')};", _constant("<")),
+    _rule(f">|&{_ci('gt')};", _constant(">")),
+    _rule("[<>]?[:;=][-o*']?[()DPdpO\\\\{@|\\[\\]]", _brackets, "[^A-Za-z0-9]"),
+    _rule(_ASIAN_SMILEY, _brackets),
+    _rule("\\{", _constant("-LCB-")),
+    _rule("\\}", _constant("-RCB-")),
+    _rule("\\[", _constant("-LSB-")),
+    _rule("\\]", _constant("-RSB-")),
+    _rule("\\(", _constant("-LRB-")),
+    _rule("\\)", _constant("-RRB-")),
+    _rule("-+", _dashes),
+    _rule("\\.{3,5}|(?:\\.[ \u00a0]){2,4}\\.|[\u0085\u2026]", _constant("...")),
+    _rule("@+|#+|_+"),
+    _rule("\\*+|(?:\\\\\\*){1,3}"),
+    _rule(_INSENTP),
+    _rule("[?!]+"),
+    _rule("[.\u00a1\u00bf\u037e\u0589\u061f\u06d4\u0700-\u0702\u07fa\u3002]"),
+    _rule("="),
+    _rule("/"),
+    _rule(f"{_HTHING}\\.", _without_soft_hyphens, _INSENTP),
+    _rule(_HTHING, _without_soft_hyphens),
+    _rule(f"{_THING}\\.", lookahead=_INSENTP),
+    _rule(_THING),
+    _rule(f"{_THINGA}\\.", _ampersand, _INSENTP),
+    _rule(_THINGA, _ampersand),
+    _rule("'", _quotes(True), "[A-Za-z][^ \t\n\r\u00a0]"),
+    _rule(_REDAUX, _quotes(False)),
+    _rule(_SREDAUX, _quotes(False)),
+    _rule(_QUOTES, _quotes(False)),
+    _rule("<<|>>"),
+    _rule(_MISC_SYMBOL),
+    _rule(f"\\x00|{_SPACE}+|[\u200b\u200e\u200f\ufeff]|&{_ci('nbsp')};|{_NEWLINE}", None),
+    _rule(".", None),
+]
+
+
+def _scan(text: str, end: int) -> list[str]:
+    """The tokens of ``text[:end]``, reading on into ``text[end:]`` where a rule looks ahead."""
+    tokens = []
+    position = 0
+    while position < end:
+        best, best_end = _RULES[-1], -1
+        for rule in _RULES:
+            match = rule.pattern.match(text, position)
+            if match is not None and match.end() > best_end:
+                best, best_end, kept = rule, match.end(), match.group(1)
+        consumed = len(kept)
+        if best.keep is not None:
+            kept, consumed = best.keep(kept)
+        position += consumed
+        if best.write is not None:
+            tokens.append(best.write(kept))
+    return tokens
+
+
+#: Captions of ASCII words, commas and spaces with at most a final period: their words are their tokens.
+_PLAIN = re.compile("[ ]*[A-Za-z]+(?:[ ]*,?[ ]+[A-Za-z]+)*[ ]*[.]?[ ]*")
+_PLAIN_WORD = re.compile("[A-Za-z]+")
+#: Words that the tokenizer splits, and final words whose period may belong to them.
+_SPLIT_WORDS = re.compile(_ci("cannot|gonna|gotta|lemme|gimme|wanna"))
+_WORD_AND_PERIOD = re.compile(f"{_ABBREV1}|{_ABBREV3}|{_ABBREV4}\\.|{_FILENAME}")
+
+
+def _plain_words(caption: str) -> list[str] | None:
+    """The words of a plain caption, or ``None`` when it needs the scanner."""
+    if _PLAIN.fullmatch(caption) is None:
+        return None
+    words = _PLAIN_WORD.findall(caption)
+    if any(_SPLIT_WORDS.fullmatch(word) for word in words):
+        return None
+    if caption.rstrip().endswith(".") and _WORD_AND_PERIOD.fullmatch(f"{words[-1]}."):
+        return None
+    return words
+
+
+def ptb_tokenize(captions: Sequence[str]) -> list[str]:
+    """Each caption as pycocoevalcap's ``PTBTokenizer().tokenize`` leaves it: tokenized as Stanford CoreNLP
+    3.4.1's ``PTBTokenizer -preserveLines -lowerCase`` does, its punctuation tokens dropped, its tokens joined
+    by single spaces.
+
+    The captions are read as pycocoevalcap writes them, one line each, so a caption's last token may depend
+    on how the next caption starts (``etc.`` before a capital letter ends a sentence).
+
+    Example:
+        >>> ptb_tokenize(["A man's riding a horse, isn't he?", "Two dogs (brown) play -- 3/4 of it..."])
+        ["a man 's riding a horse is n't he", 'two dogs -lrb- brown -rrb- play 3/4 of it']
+        >>> ptb_tokenize(["“Don't,” she said.", "I cannot; we're gonna go to the U.S. The end."])
+        ["do n't she said", "i can not we 're gon na go to the u.s. the end"]
+    """
+    lines = [caption.replace("\n", " ") for caption in captions]
+    tokenized = []
+    for index, line in enumerate(lines):
+        words = _plain_words(line)
+        if words is not None:
+            tokenized.append(" ".join(word.lower() for word in words))
+            continue
+        following = "\n".join(lines[index + 1 : index + 3])
+        text = f"{line}\n{following}" if index + 1 < len(lines) else line
+        written = " ".join(_scan(text, len(line))).lower().rstrip()
+        tokenized.append(" ".join(token for token in written.split(" ") if token not in PUNCTUATION))
+    return tokenized
