@@ -52,6 +52,7 @@ def _ci(words: str) -> str:
 _ALPHA = _class_of(str.isalpha)
 _DIGIT = _class_of(str.isdecimal)
 _UPPER = _class_of(str.isupper)
+_CASED = _class_of(lambda character: character.lower() != character.upper())
 #: Letters of words: letters, the soft hyphen and combining marks.
 _LETTER = f"(?:[{_ALPHA}\u00ad\u0300-\u036f]|&[aeiouAEIOU]{_ci('acute|grave|uml')};)"
 _SPACE = "[ \t\u00a0\u2000-\u200a\u3000]"
@@ -338,11 +339,27 @@ _RULES = [
 ]
 
 
+#: What the rules would do anyway, without trying them all: skip spaces; write a word of ASCII letters
+#: (but the words split in two) before a space, a line's end, a closing bracket, a double quote or
+#: punctuation that ends it; write a comma, semicolon or colon before a space or a line's end.
+_SPLIT = _ci("cannot|gonna|gotta|lemme|gimme|wanna")
+_SIMPLE = re.compile(
+    f"(?!{_SPLIT}(?![A-Za-z]))([A-Za-z]+)(?=[ \\n)\\]}}\"]|(?:[,;:]|[!?]+)(?:[ \\n]|\\Z)|\\Z)"
+    "|([,;:])(?=[ \\n]|\\Z)|[ ]+"
+)
+
+
 def _scan(text: str, end: int) -> list[str]:
     """The tokens of ``text[:end]``, reading on into ``text[end:]`` where a rule looks ahead."""
     tokens = []
     position = 0
     while position < end:
+        simple = _SIMPLE.match(text, position)
+        if simple is not None:
+            if simple.lastindex is not None:
+                tokens.append(simple.group(simple.lastindex))
+            position = simple.end()
+            continue
         best, best_end = _RULES[-1], -1
         for rule in _RULES:
             match = rule.pattern.match(text, position)
@@ -377,6 +394,20 @@ def _plain_words(caption: str) -> list[str] | None:
     return words
 
 
+#: A capital sigma that Java lowercases to a medial sigma: a letter with case follows it in its word, as
+#: Java's word boundaries find words (letters and digits but ideographs and kana, dashes, quotes and periods
+#: between letters). Python looks only at the next character.
+_IN_WORD = "[^\\W_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]"
+_MEDIAL_SIGMA = re.compile(
+    f"\u03a3(?=(?:{_IN_WORD}|(?<=[{_ALPHA}])[-\u2010-\u2015'\".\u00ad\u2027](?=[{_ALPHA}]))*?[{_CASED}])"
+)
+
+
+def _lower(text: str) -> str:
+    """``text`` lowercased as Java's ``toLowerCase(Locale.ENGLISH)`` does."""
+    return _MEDIAL_SIGMA.sub("\u03c3", text).lower() if "\u03a3" in text else text.lower()
+
+
 def ptb_tokenize(captions: Sequence[str]) -> list[str]:
     """Each caption as pycocoevalcap's ``PTBTokenizer().tokenize`` leaves it: tokenized as Stanford CoreNLP
     3.4.1's ``PTBTokenizer -preserveLines -lowerCase`` does, its punctuation tokens dropped, its tokens joined
@@ -400,6 +431,6 @@ def ptb_tokenize(captions: Sequence[str]) -> list[str]:
             continue
         following = "\n".join(lines[index + 1 : index + 3])
         text = f"{line}\n{following}" if index + 1 < len(lines) else line
-        written = " ".join(_scan(text, len(line))).lower().rstrip()
+        written = " ".join(_lower(token) for token in _scan(text, len(line))).rstrip()
         tokenized.append(" ".join(token for token in written.split(" ") if token not in PUNCTUATION))
     return tokenized
