@@ -48,13 +48,45 @@ def _ci(words: str) -> str:
     return f"(?i:{words})"
 
 
+def _code_points(ranges: str) -> frozenset[str]:
+    """The characters of ``ranges``: hexadecimal code points and ``first-last`` ranges, separated by spaces."""
+    found: set[str] = set()
+    for item in ranges.split():
+        first, _, last = item.partition("-")
+        found.update(map(chr, range(int(first, 16), int(last or first, 16) + 1)))
+    return frozenset(found)
+
+
 # ---------------------------------------------------------------------------------------- character classes
-_ALPHA = _class_of(str.isalpha)
-_DIGIT = _class_of(str.isdecimal)
+#: The tokenizer knows the letters and digits of Unicode 6.2 (Java 8's): those of the Basic Multilingual
+#: Plane that Unicode made letters or digits later are not, and two Mongolian letters have become marks since.
+_NEWER_LETTERS = _code_points(
+    "037F 0528-052F 0560 0588 05EF 0860-086A 0870-0887 0889-088E 08A1 08AD-08C9 0978 0980 09FC 0AF9 0C34 0C5A"
+    " 0C5D 0C80 0CDD 0D04 0D54-0D56 0D5F 0E86 0E89 0E8C 0E8E-0E93 0E98 0EA0 0EA8-0EA9 0EAC 13F5 13F8-13FD"
+    " 16F1-16F8 170D 171F 1878 191D-191E 19B0-19C0 19C8-19C9 1B4C 1C80-1C88 1C90-1CBA 1CBD-1CBF 1CF2-1CF3"
+    " 1CFA 2C2F 2C5F 312E-312F 31BB-31BF 4DB6-4DBF 9FCD-9FFF A698-A69D A78F A794-A79F A7AB-A7CA A7D0-A7D1"
+    " A7D3 A7D5-A7D9 A7F2-A7F7 A8FD-A8FE A9E0-A9E4 A9E6-A9EF A9FA-A9FE AA7E-AA7F AB30-AB5A AB5C-AB69 AB70-ABBF"
+)
+_FORMER_LETTERS = _code_points("1885-1886")
+_NEWER_DIGITS = _code_points("0DE6-0DEF A9F0-A9F9")
+#: Characters the tokenizer also takes as letters of words: the soft hyphen, modifier letters, combining
+#: marks and the vowel signs of several scripts.
+_WORD_MARKS = (
+    "\u00ad\u0237-\u024f\u02c2-\u02c5\u02d2-\u02df\u02e5-\u02ff\u0300-\u036f\u0370-\u037d\u0384\u0385"
+    "\u03cf\u03f6\u03fc-\u03ff\u0483-\u0487\u04cf\u04f6-\u04ff\u0510-\u0525\u055a-\u055f\u0591-\u05bd"
+    "\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u0615-\u061a\u063b-\u063f\u064b-\u065e\u0670\u06d6-\u06ef"
+    "\u06fa-\u06ff\u070f\u0711\u0730-\u074f\u0750-\u077f\u07a6-\u07b1\u07ca-\u07f5\u07fa\u0900-\u0903"
+    "\u093c\u093e-\u094e\u0951-\u0955\u0962-\u0963\u0981-\u0983\u09bc-\u09c4\u09c7\u09c8\u09cb-\u09cd"
+    "\u09d7\u09e2\u09e3\u0a01-\u0a03\u0a3c\u0a3e-\u0a4f\u0a81-\u0a83\u0abc-\u0acf\u0b82\u0bbe-\u0bc2"
+    "\u0bc6-\u0bc8\u0bca-\u0bcd\u0c01-\u0c03\u0c3e-\u0c56\u0d3e-\u0d44\u0d46-\u0d48\u0e30-\u0e3a"
+    "\u0e47-\u0e4e\u0eb1-\u0ebc\u0ec8-\u0ecd"
+)
+_ALPHA = _class_of(lambda character: character.isalpha() and character not in _NEWER_LETTERS or character in _FORMER_LETTERS)
+_DIGIT = _class_of(lambda character: character.isdecimal() and character not in _NEWER_DIGITS)
 _UPPER = _class_of(str.isupper)
 _CASED = _class_of(lambda character: character.lower() != character.upper())
-#: Letters of words: letters, the soft hyphen and combining marks.
-_LETTER = f"(?:[{_ALPHA}\u00ad\u0300-\u036f]|&[aeiouAEIOU]{_ci('acute|grave|uml')};)"
+#: Letters of words: letters, the marks above and a few accented vowels written as SGML entities.
+_LETTER = f"(?:[{_ALPHA}{_WORD_MARKS}]|&[aeiouAEIOU]{_ci('acute|grave|uml')};)"
 _SPACE = "[ \t\u00a0\u2000-\u200a\u3000]"
 _NEWLINE = "(?:\r\n|[\r\n\u2028\u2029\x0b\x0c\x85])"
 _SPACENL = f"(?:{_SPACE}|{_NEWLINE})"
