@@ -12,7 +12,6 @@ shortcut that gives the same words without scanning. Imports neither PyTorch nor
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -20,7 +19,9 @@ __all__ = ["PUNCTUATION", "ptb_tokenize"]
 
 #: The tokens pycocoevalcap drops after tokenizing. The bracket names are compared after lowercasing,
 #: so ``-lrb-`` and its kin stay in the captions, as they do in pycocoevalcap.
-PUNCTUATION = frozenset(["''", "'", "``", "`", "-LRB-", "-RRB-", "-LCB-", "-RCB-", ".", "?", "!", ",", ":", "-", "--", "...", ";"])
+PUNCTUATION = frozenset(
+    ["''", "'", "``", "`", "-LRB-", "-RRB-", "-LCB-", "-RCB-", ".", "?", "!", ",", ":", "-", "--", "...", ";"]
+)
 
 
 def _class_of(test: Callable[[str], bool]) -> str:
@@ -81,7 +82,9 @@ _WORD_MARKS = (
     "\u0bc6-\u0bc8\u0bca-\u0bcd\u0c01-\u0c03\u0c3e-\u0c56\u0d3e-\u0d44\u0d46-\u0d48\u0e30-\u0e3a"
     "\u0e47-\u0e4e\u0eb1-\u0ebc\u0ec8-\u0ecd"
 )
-_ALPHA = _class_of(lambda character: character.isalpha() and character not in _NEWER_LETTERS or character in _FORMER_LETTERS)
+_ALPHA = _class_of(
+    lambda character: (character.isalpha() and character not in _NEWER_LETTERS) or character in _FORMER_LETTERS
+)
 _DIGIT = _class_of(lambda character: character.isdecimal() and character not in _NEWER_DIGITS)
 _UPPER = _class_of(str.isupper)
 _CASED = _class_of(lambda character: character.lower() != character.upper())
@@ -104,9 +107,7 @@ _SGML = (
 )
 _WORD = f"{_LETTER}(?:{_LETTER}|[{_DIGIT}])*(?:[.!?]{_LETTER}(?:{_LETTER}|[{_DIGIT}])*)*"
 _ALNUM = f"[{_ALPHA}{_DIGIT}]"
-_THING = (
-    f"(?:[dDoOlL]{_APOS_ETC}{_ALNUM})?{_ALNUM}+(?:{_HYPHEN}(?:[dDoOlL]{_APOS_ETC}{_ALNUM})?{_ALNUM}+)*"
-)
+_THING = f"(?:[dDoOlL]{_APOS_ETC}{_ALNUM})?{_ALNUM}+(?:{_HYPHEN}(?:[dDoOlL]{_APOS_ETC}{_ALNUM})?{_ALNUM}+)*"
 _ACRO_SPECIAL = (
     f"{_ci('canada|sino|korean|eu|japan|non')}-{_ci('u')}\\.{_ci('s')}"
     f"|{_ci('u')}\\.{_ci('s')}\\.-(?:{_ci('u')}\\.{_ci('s')}\\.{_ci('s')}\\.{_ci('r')}|{_ci('u')}\\.{_ci('k')})"
@@ -126,16 +127,16 @@ _APOWORD = (
     f"|{_ci('s')}'{_ci('mores')}|{_ci('ev')}'{_ci('ry')}|{_ci('li')}'{_ci('l')}|{_ci('nat')}'{_ci('l')}"
     f"|{_ci('o')}{_APOS_ETC}{_ci('o')}"
 )
-_URL_END = "[^ \t\n\f\r\"<>|.!?(){},-]"
-_FULLURL = f"{_ci('https?')}://[^ \t\n\f\r\"<>|(){{}}]+{_URL_END}"
+_URL_END = '[^ \t\n\f\r"<>|.!?(){},-]'
+_FULLURL = f'{_ci("https?")}://[^ \t\n\f\r"<>|(){{}}]+{_URL_END}'
 _LIKELYURL = (
-    f"(?:{_ci('www')}\\.(?:[^ \t\n\f\r\"<>|.!?(){{}},]+\\.)+[a-zA-Z]{{2,4}}"
+    f'(?:{_ci("www")}\\.(?:[^ \t\n\f\r"<>|.!?(){{}},]+\\.)+[a-zA-Z]{{2,4}}'
     f"|(?:[^ \t\n\f\r\"`'<>|.!?(){{}},-_$]+\\.)+{_ci('com|net|org|edu')})"
-    f"(?:/[^ \t\n\f\r\"<>|()]+{_URL_END})?"
+    f'(?:/[^ \t\n\f\r"<>|()]+{_URL_END})?'
 )
-_EMAIL_PART = "[^ \t\n\f\r\"<>|(){}.\u00a0]+"
+_EMAIL_PART = '[^ \t\n\f\r"<>|(){}.\u00a0]+'
 _EMAIL = (
-    f"(?:&{_ci('lt')};|<)?[a-zA-Z0-9][^ \t\n\f\r\"<>|()\u00a0{{}}]*@(?:{_EMAIL_PART}\\.)*{_EMAIL_PART}"
+    f'(?:&{_ci("lt")};|<)?[a-zA-Z0-9][^ \t\n\f\r"<>|()\u00a0{{}}]*@(?:{_EMAIL_PART}\\.)*{_EMAIL_PART}'
     f"(?:&{_ci('gt')};|>)?"
 )
 _NUMBER = f"[-+]?(?:[{_DIGIT}]*(?:[.:,\u00ad\u066b\u066c][{_DIGIT}]+)+|[{_DIGIT}]+)"
@@ -376,8 +377,7 @@ _RULES = [
 #: punctuation that ends it; write a comma, semicolon or colon before a space or a line's end.
 _SPLIT = _ci("cannot|gonna|gotta|lemme|gimme|wanna")
 _SIMPLE = re.compile(
-    f"(?!{_SPLIT}(?![A-Za-z]))([A-Za-z]+)(?=[ \\n)\\]}}\"]|(?:[,;:]|[!?]+)(?:[ \\n]|\\Z)|\\Z)"
-    "|([,;:])(?=[ \\n]|\\Z)|[ ]+"
+    f'(?!{_SPLIT}(?![A-Za-z]))([A-Za-z]+)(?=[ \\n)\\]}}"]|(?:[,;:]|[!?]+)(?:[ \\n]|\\Z)|\\Z)|([,;:])(?=[ \\n]|\\Z)|[ ]+'
 )
 
 
@@ -440,6 +440,11 @@ def _lower(text: str) -> str:
     return _MEDIAL_SIGMA.sub("\u03c3", text).lower() if "\u03a3" in text else text.lower()
 
 
+#: How many of the next captions a caption's last rule may read on into (the longest lookahead, a
+#: sentence's first word after an acronym, may follow empty captions).
+_LINES_READ_ON = 8
+
+
 def ptb_tokenize(captions: Sequence[str]) -> list[str]:
     """Each caption as pycocoevalcap's ``PTBTokenizer().tokenize`` leaves it: tokenized as Stanford CoreNLP
     3.4.1's ``PTBTokenizer -preserveLines -lowerCase`` does, its punctuation tokens dropped, its tokens joined
@@ -461,7 +466,7 @@ def ptb_tokenize(captions: Sequence[str]) -> list[str]:
         if words is not None:
             tokenized.append(" ".join(word.lower() for word in words))
             continue
-        following = "\n".join(lines[index + 1 : index + 3])
+        following = "\n".join(lines[index + 1 : index + 1 + _LINES_READ_ON])
         text = f"{line}\n{following}" if index + 1 < len(lines) else line
         written = " ".join(_lower(token) for token in _scan(text, len(line))).rstrip()
         tokenized.append(" ".join(token for token in written.split(" ") if token not in PUNCTUATION))
