@@ -1,12 +1,14 @@
 """pycocoevalcap's caption tokenization without Java: Stanford CoreNLP 3.4.1's ``PTBTokenizer`` as COCO
-caption evaluation runs it (``-preserveLines -lowerCase``), followed by pycocoevalcap's removal of its
-punctuation tokens.
+caption evaluation runs it (``-preserveLines -lowerCase``), then pycocoevalcap's removal of its punctuation
+tokens.
 
 The tokenizer is a longest-match scanner: at each position every rule below is tried, the longest match
-wins (a rule's lookahead counts towards its length, as in the generated lexer) and the earlier rule wins a
-tie. The rules are written here from the tokenizer's documented behaviour and checked against the jar
-(see ``docs/ptb-tokenizer.md``). Plain captions (ASCII letters, commas, spaces and a final period) take a
-shortcut that gives the same words without scanning. Imports neither PyTorch nor NumPy.
+wins (a rule's lookahead counts towards its length, as in the Java lexer) and the earlier rule wins a tie;
+a rule may write less than it matched and scan the rest again. The rules are written here after how CoreNLP's
+lexer behaves and are checked against the jar, caption for caption (``docs/ptb-tokenizer.md`` says on what,
+and what differs: characters that end a line for Java, some Greek capital sigmas, letters newer than
+Unicode 15.1). Plain captions and the plain words of others take shortcuts that give what the rules give.
+Imports neither PyTorch nor NumPy.
 """
 
 from __future__ import annotations
@@ -282,24 +284,29 @@ def _period_again(text: str) -> tuple[str, int]:
 
 
 _RULES = [
+    # programming languages, then the words split in two (``can not``, ``gon na``, ``'t is``)
     _rule(f"{_ci('c')}[+][+]|{_ci('c|f')}#"),
     _rule(_ci("cannot"), keep=_all_but(3)),
     _rule(f"'{_ci('twas')}", keep=_all_but(3)),
     _rule(f"'{_ci('tis')}", keep=_all_but(2)),
     _rule(_ci("gonna|gotta|lemme|gimme|wanna"), keep=_all_but(2)),
+    # SGML tags and entities, dashes
     _rule(_SGML, _nonbreaking),
     _rule(f"&{_ci('md|mdash|ndash')};|[\u0096\u0097\u2013\u2014\u2015]", _constant("--")),
     _rule(f"&{_ci('amp')};", _ampersand),
     _rule(f"&(?:{_ci('ht|tl|ur|lr|qc|ql|qr|odq|cdq')}|#[0-9]+);"),
+    # words before ``'s``/``n't``, words, words with an apostrophe inside (``o'clock``, ``y'all``)
     _rule(_WORD, _without_soft_hyphens, _REDAUX),
     _rule("[A-Za-z\u00ad]*[A-MO-Za-mo-z]\u00ad*", _without_soft_hyphens, _SREDAUX),
     _rule(_WORD, _without_soft_hyphens),
     _rule(_APOWORD),
     _rule(f"{_ci('y')}{_APOS}", lookahead=f"[{_ALPHA}]"),
+    # URLs, e-mail addresses, tags and names
     _rule(_FULLURL),
     _rule(_LIKELYURL),
     _rule(_EMAIL),
     _rule(f"@[a-zA-Z_][a-zA-Z_0-9]*|#{_LETTER}+"),
+    # ``'s``, ``n't``; dates, numbers, fractions, the Treebank's names, currencies
     _rule(_REDAUX, _quotes(False), "[^A-Za-z]"),
     _rule(_SREDAUX, _quotes(False), "[^A-Za-z]"),
     _rule(f"[{_DIGIT}]{{1,2}}[-/][{_DIGIT}]{{1,2}}[-/][{_DIGIT}]{{2,4}}"),
@@ -316,6 +323,7 @@ _RULES = [
     _rule("[A-Za-z0-9]+(?:-[A-Za-z]+){0,2}(?:\\\\?/[A-Za-z0-9]+(?:-[A-Za-z]+){0,2}){1,2}"),
     _rule("[A-Z]*\\$|#"),
     _rule("[\u00a2\u00a3\u00a4\u00a5\u0080\u20a0\u20ac\u060b\u0e3f\u20a4\uffe0\uffe1\uffe5\uffe6]", _currency),
+    # abbreviations: when their period also ends a sentence, and when it does not
     _rule(
         f"{_ACRO}\\.",
         lookahead=f"{_SPACENL}+(?:{_SENTENCE_STARTS}|{_SGML}){_SPACENL}",
@@ -332,6 +340,7 @@ _RULES = [
     _rule(f"{_APOS}[0-9][0-9]", lookahead=_SPACENL),
     _rule(_FILENAME, lookahead=f"{_SPACENL}|[.?!,]"),
     _rule(f"{_WORD}\\.", _without_soft_hyphens, _INSENTP),
+    # phone numbers, double quotes (opening before a letter, digit or $), angle brackets, smileys, brackets
     _rule(_PHONE, lambda text: _brackets(_nonbreaking(text))),
     _rule(f'"|&{_ci("quot")};', _quotes(True), "[A-Za-z0-9$]"),
     _rule(f'"|&{_ci("quot")};', _quotes(False)),
@@ -346,6 +355,7 @@ _RULES = [
     _rule("\\]", _constant("-RSB-")),
     _rule("\\(", _constant("-LRB-")),
     _rule("\\)", _constant("-RRB-")),
+    # dashes, ellipses, footnote marks, asterisks and punctuation
     _rule("-+", _dashes),
     _rule("\\.{3,5}|(?:\\.[ \u00a0]){2,4}\\.|[\u0085\u2026]", _constant("...")),
     _rule("@+|#+|_+"),
@@ -355,12 +365,14 @@ _RULES = [
     _rule("[.\u00a1\u00bf\u037e\u0589\u061f\u06d4\u0700-\u0702\u07fa\u3002]"),
     _rule("="),
     _rule("/"),
+    # hyphenated words and other words of letters and digits, ``AT&T``
     _rule(f"{_HTHING}\\.", _without_soft_hyphens, _INSENTP),
     _rule(_HTHING, _without_soft_hyphens),
     _rule(f"{_THING}\\.", lookahead=_INSENTP),
     _rule(_THING),
     _rule(f"{_THINGA}\\.", _ampersand, _INSENTP),
     _rule(_THINGA, _ampersand),
+    # quotes (a single one before a word opens a quote), symbols; spaces, line ends and unknown characters
     _rule("'", _quotes(True), "[A-Za-z][^ \t\n\r\u00a0]"),
     _rule(_REDAUX, _quotes(False)),
     _rule(_SREDAUX, _quotes(False)),
@@ -372,13 +384,20 @@ _RULES = [
 ]
 
 
+#: Words that the tokenizer splits in two, and words whose period may belong to them.
+_SPLIT = _ci("cannot|gonna|gotta|lemme|gimme|wanna")
+_SPLIT_WORDS = re.compile(_SPLIT)
+_WORD_AND_PERIOD = re.compile(f"{_ABBREV1}|{_ABBREV3}|{_ABBREV4}\\.|{_FILENAME}")
 #: What the rules would do anyway, without trying them all: skip spaces; write a word of ASCII letters
 #: (but the words split in two) before a space, a line's end, a closing bracket, a double quote or
-#: punctuation that ends it; write a comma, semicolon or colon before a space or a line's end.
-_SPLIT = _ci("cannot|gonna|gotta|lemme|gimme|wanna")
+#: punctuation that ends it; write a comma, semicolon or colon, or a period that starts no ellipsis, before a
+#: space or a line's end.
 _SIMPLE = re.compile(
-    f'(?!{_SPLIT}(?![A-Za-z]))([A-Za-z]+)(?=[ \\n)\\]}}"]|(?:[,;:]|[!?]+)(?:[ \\n]|\\Z)|\\Z)|([,;:])(?=[ \\n]|\\Z)|[ ]+'
+    f'(?!{_SPLIT}(?![A-Za-z]))([A-Za-z]+)(?=[ \\n)\\]}}"]|(?:[,;:]|[!?]+)(?:[ \\n]|\\Z)|\\Z)'
+    "|([,;:])(?=[ \\n]|\\Z)|([.])(?=\\n|\\Z|[ ](?![.]))|[ ]+"
 )
+#: A word of ASCII letters before a period that ends it: the word is a token unless it is an abbreviation.
+_BEFORE_PERIOD = re.compile("([A-Za-z]+)(?=[.](?:[ \\n]|\\Z))")
 
 
 def _scan(text: str, end: int) -> list[str]:
@@ -391,6 +410,15 @@ def _scan(text: str, end: int) -> list[str]:
             if simple.lastindex is not None:
                 tokens.append(simple.group(simple.lastindex))
             position = simple.end()
+            continue
+        word = _BEFORE_PERIOD.match(text, position)
+        if (
+            word is not None
+            and not _WORD_AND_PERIOD.fullmatch(f"{word.group()}.")
+            and not _SPLIT_WORDS.fullmatch(word.group())
+        ):
+            tokens.append(word.group())
+            position = word.end()
             continue
         best, best_end = _RULES[-1], -1
         for rule in _RULES:
@@ -409,9 +437,6 @@ def _scan(text: str, end: int) -> list[str]:
 #: Captions of ASCII words, commas and spaces with at most a final period: their words are their tokens.
 _PLAIN = re.compile("[ ]*[A-Za-z]+(?:[ ]*,?[ ]+[A-Za-z]+)*[ ]*[.]?[ ]*")
 _PLAIN_WORD = re.compile("[A-Za-z]+")
-#: Words that the tokenizer splits, and final words whose period may belong to them.
-_SPLIT_WORDS = re.compile(_ci("cannot|gonna|gotta|lemme|gimme|wanna"))
-_WORD_AND_PERIOD = re.compile(f"{_ABBREV1}|{_ABBREV3}|{_ABBREV4}\\.|{_FILENAME}")
 
 
 def _plain_words(caption: str) -> list[str] | None:
