@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from shared_data import WMT17
 
+from torch_bleu.errors import InputError
 from torch_bleu.text.ptb import ptb_tokenize
 
 CAPTIONS = Path(__file__).parent / "data" / "ptb_captions.txt"
@@ -151,3 +152,10 @@ def test_the_next_caption_decides_whether_a_letters_period_ends_a_sentence():
 
 def test_bracket_names_stay_as_pycocoevalcap_compares_them_before_lowercasing():
     assert ptb_tokenize(["A dog (brown) {big} [old]"]) == ["a dog -lrb- brown -rrb- -lcb- big -rcb- -lsb- old -rsb-"]
+
+
+def test_a_string_or_a_caption_that_is_no_string_is_refused():
+    with pytest.raises(InputError, match="not one string"):
+        ptb_tokenize("A dog runs.")
+    with pytest.raises(InputError, match="caption 1 is a bytes"):
+        ptb_tokenize(["A dog runs.", b"A cat sleeps."])  # type: ignore[list-item]

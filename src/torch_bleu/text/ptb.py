@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..errors import InputError
+
 __all__ = ["PUNCTUATION", "ptb_tokenize"]
 
 #: The tokens pycocoevalcap drops after tokenizing. The bracket names are compared after lowercasing,
@@ -484,6 +486,11 @@ def ptb_tokenize(captions: Sequence[str]) -> list[str]:
         >>> ptb_tokenize(["“Don't,” she said.", "I cannot; we're gonna go to the U.S. The end."])
         ["do n't she said", "i can not we 're gon na go to the u.s. the end"]
     """
+    if isinstance(captions, str):
+        raise InputError("ptb_tokenize takes a list of captions, not one string: pass [caption]")
+    for index, caption in enumerate(captions):
+        if not isinstance(caption, str):
+            raise InputError(f"caption {index} is a {type(caption).__name__}, not a string: decode it first")
     lines = [caption.replace("\n", " ") for caption in captions]
     tokenized = []
     for index, line in enumerate(lines):
