@@ -390,13 +390,15 @@ _RULES = [
 _SPLIT = _ci("cannot|gonna|gotta|lemme|gimme|wanna")
 _SPLIT_WORDS = re.compile(_SPLIT)
 _WORD_AND_PERIOD = re.compile(f"{_ABBREV1}|{_ABBREV3}|{_ABBREV4}\\.|{_FILENAME}")
-#: What the rules would do anyway, without trying them all: skip spaces; write a word of ASCII letters
-#: (but the words split in two) before a space, a line's end, a closing bracket, a double quote or
-#: punctuation that ends it; write a comma, semicolon or colon, or a period that starts no ellipsis, before a
+#: What the rules would do anyway, without trying them all: skip the spaces of a run that starts with an
+#: ASCII one; write a word of ASCII letters (but the words split in two) before a space, a line's end, a
+#: closing parenthesis or brace, a double quote or punctuation that ends it (not before ``]``: an e-mail
+#: address may go on); write a comma, semicolon or colon, or a period that starts no ellipsis, before a
 #: space or a line's end.
 _SIMPLE = re.compile(
-    f'(?!{_SPLIT}(?![A-Za-z]))([A-Za-z]+)(?=[ \\n)\\]}}"]|(?:[,;:]|[!?]+)(?:[ \\n]|\\Z)|\\Z)'
-    "|([,;:])(?=[ \\n]|\\Z)|([.])(?=\\n|\\Z|[ ](?![.]))|[ ]+"
+    f'(?!{_SPLIT}(?![A-Za-z]))([A-Za-z]+)(?=[ \\n)}}"]|(?:[,;:]|[!?]+)(?:[ \\n]|\\Z)|\\Z)'
+    "|([,;:])(?=[ \\n]|\\Z)|([.])(?=\\n|\\Z|[ ](?![.]))"
+    f"|[ ]{_SPACE}*"
 )
 #: A word of ASCII letters before a period that ends it: the word is a token unless it is an abbreviation.
 _BEFORE_PERIOD = re.compile("([A-Za-z]+)(?=[.](?:[ \\n]|\\Z))")
