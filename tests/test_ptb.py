@@ -78,6 +78,25 @@ def unicode_captions(seed: int, count: int) -> list[str]:
     ]
 
 
+#: The pieces of :func:`symbol_captions`: parts of URLs, e-mail addresses, tags, entities and numbers,
+#: abbreviations, fractions, currencies, spaces of every width, separated by single spaces ("SPACE" for one).
+SYMBOLS = (
+    "http:// https:// www. .com .org .edu .net .co.uk / ? = & # @ _ - . , : ; ( ) < > { } [ ] ' \" ` ~ ^ * + ++ % $ "
+    "| \\ a b x ab cd mail foo Bar U S 1 12 123 555 1234 2019 0 SPACE SPACE \u00a0 jpg pdf html txt Inc etc Jan "
+    "Mr Ph D co Ltd pty fig no Nos 's n't 'll I The He A <b> </b> <br/> <!DOCTYPE> <?xml?> &amp; &lt; &gt; "
+    "&quot; &apos; &nbsp; &mdash; &#39; &HT; \u00bd \u00bc \u2153 \u215b \u2044 \u00b2 \u2082 \u207a \u00a2 "
+    "\u00a3 \u20ac \u00a5 \u2013 \u2014 \u2026 \u0085 \u00ad \u200b \ufeff \u3000 \u2009 \u3001 \u3002 "
+    "\u00bf \u00a1"
+)
+
+
+def symbol_captions(seed: int, count: int) -> list[str]:
+    """Captions glued together from :data:`SYMBOLS`, with no spaces but those drawn."""
+    pieces = [" " if piece == "SPACE" else piece for piece in SYMBOLS.split(" ")]
+    rng = random.Random(seed)
+    return ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 14))) for _ in range(count)]
+
+
 def wmt17_lines() -> list[str]:
     reference = WMT17 / "newstest2017.ref.de"
     return reference.read_text(encoding="utf-8").splitlines() if reference.exists() else []
@@ -88,6 +107,7 @@ SETS = {
     "plain alphabet": plain_alphabet_captions(0, 500),
     "pieces": piece_captions(0, 500),
     "unicode": unicode_captions(0, 500),
+    "symbols": symbol_captions(0, 500),
     "wmt17": wmt17_lines(),
 }
 
