@@ -14,9 +14,9 @@ from torch_bleu import coco_caption_scores
 from torch_bleu.errors import InputError
 
 pytest.importorskip("pycocoevalcap")
-from pycocoevalcap.bleu.bleu import Bleu  # noqa: E402
-from pycocoevalcap.cider.cider import Cider  # noqa: E402
-from pycocoevalcap.rouge.rouge import Rouge  # noqa: E402
+from pycocoevalcap.bleu.bleu import Bleu
+from pycocoevalcap.cider.cider import Cider
+from pycocoevalcap.rouge.rouge import Rouge
 
 
 def coco_scores(captions: list[str], references: list[list[str]]) -> tuple[dict[str, float], dict[str, list[float]]]:
@@ -67,13 +67,17 @@ def test_ids_as_their_strings() -> None:
     captions = torch.tensor([[4, 5, 6, 0], [7, 7, 0, 0]])
     references = torch.tensor([[[4, 5, 0, 0], [4, 6, 5, 0]], [[7, 8, 0, 0], [0, 0, 0, 0]]])
     ids = coco_caption_scores(captions, references, tokenize="none")
-    strings = coco_caption_scores(["4 5 6 0", "7 7 0 0"], [["4 5 0 0", "4 6 5 0"], ["7 8 0 0", "0 0 0 0"]], tokenize="none")
+    strings = coco_caption_scores(
+        ["4 5 6 0", "7 7 0 0"], [["4 5 0 0", "4 6 5 0"], ["7 8 0 0", "0 0 0 0"]], tokenize="none"
+    )
     assert ids.corpus.keys() == strings.corpus.keys()
     for name in ids.corpus:
         assert ids.corpus[name].item() == pytest.approx(strings.corpus[name].item(), abs=1e-12), name
 
 
-@pytest.mark.skipif(shutil.which("java") is None, reason="COCOEvalCap's PTB tokenizer runs Java, which is not installed")
+@pytest.mark.skipif(
+    shutil.which("java") is None, reason="COCOEvalCap's PTB tokenizer runs Java, which is not installed"
+)
 def test_raw_captions_as_coco_eval_cap() -> None:
     """Raw captions through the Java PTB tokenizer and the scorers, as ``COCOEvalCap.evaluate`` runs them."""
     from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
@@ -82,7 +86,7 @@ def test_raw_captions_as_coco_eval_cap() -> None:
     references = [
         ["A man riding a horse on a beach.", "A man rides a brown horse on the beach."],
         ["Two dogs play in the white snow.", "Dogs playing in snow..."],
-        ["The cat's red-and-blue toy.", "A \"red\" toy of a cat."],
+        ["The cat's red-and-blue toy.", 'A "red" toy of a cat.'],
     ]
     tokenizer = PTBTokenizer()
     gts = tokenizer.tokenize({image: [{"caption": ref} for ref in refs] for image, refs in enumerate(references)})

@@ -25,7 +25,7 @@ LAYERS = [
     ["metrics.config", "metrics.command_line", "metrics.sentences", "metrics.queued_text", "metrics.queued_ids"],
     ["metrics.base"],
     ["metrics.bleu", "metrics.chrf", "metrics.cider", "metrics.rouge", "metrics.ter", "metrics.wer"],
-    ["pairwise", "rewards", "cli", "metrics.paired"],
+    ["pairwise", "rewards", "captioning", "cli", "metrics.paired"],
     ["", "__main__"],  # the package's public names
 ]
 #: Packages of which no module may import another's.

@@ -16,9 +16,9 @@ from .version import __version__ as __version__
 # For type checkers: every public name, imported as itself so that it counts as exported (a test keeps these
 # imports and the table below equal).
 if TYPE_CHECKING:
-    from .detokenize.detokenizer import Detokenizer as Detokenizer
     from .captioning import CaptionScores as CaptionScores
     from .captioning import coco_caption_scores as coco_caption_scores
+    from .detokenize.detokenizer import Detokenizer as Detokenizer
     from .metrics.bleu.by_order import BLEUByOrder as BLEUByOrder
     from .metrics.bleu.config import BLEUConfig as BLEUConfig
     from .metrics.bleu.config import BLEUOptions as BLEUOptions

@@ -108,10 +108,11 @@ class SentenceReward:
             ``tokenize="13a"`` unless told otherwise. ROUGE's reward is the F-measure of one type,
             ``rouge_type="rougeL"`` unless told otherwise (``"rouge1"`` .. ``"rouge9"``, ``"rougeLsum"``),
             against the best of several references (rouge-score's ``score_multi``; ``accumulate="avg"``:
-            their mean). CIDEr-D's reward (0 to 10 and more) splits completions on whitespace, with the document
-            frequencies of ``document_frequency=`` (a training corpus', as self-critical training uses) or else of
-            the batch's own references (each completion an image). With ``detokenizer=``, the completions' ids (TRL's ``completion_ids``) are
-            scored as their decoded text, on the device, instead of the completion strings.
+            their mean). CIDEr-D's reward (0 to 10 and more) splits completions on whitespace, with the
+            document frequencies of ``document_frequency=`` (a training corpus', as self-critical training
+            uses) or else of the batch's own references (each completion an image). With ``detokenizer=``
+            (not for CIDEr-D), the completions' ids (TRL's ``completion_ids``) are scored as their decoded text,
+            on the device, instead of the completion strings.
 
     A completion is a string, or a conversation (a list of messages, dicts with ``"role"`` and
     ``"content"``) whose last message is scored. That message's ``content`` may be a string; ``None``
@@ -147,7 +148,8 @@ class SentenceReward:
         >>> from torch_bleu import cider_document_frequency
         >>> training = [["a cat sat on the mat", "the cat sat"], ["a dog ran"], ["a dog sat"]]
         >>> cider = SentenceReward("cider", document_frequency=cider_document_frequency(training))
-        >>> [round(value, 4) for value in cider(completions=["a cat sat", "a dog"], reference=[training[0], "a dog ran"])]
+        >>> rewards = cider(completions=["a cat sat", "a dog"], reference=[training[0], "a dog ran"])
+        >>> [round(value, 4) for value in rewards]
         [3.364, 1.7073]
     """
 
