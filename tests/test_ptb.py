@@ -97,6 +97,15 @@ def symbol_captions(seed: int, count: int) -> list[str]:
     return ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 14))) for _ in range(count)]
 
 
+def greek_captions(seed: int, count: int) -> list[str]:
+    """Captions of Greek capitals and small letters among Latin letters, digits, kana, ideographs, Hangul
+    and the punctuation that may join a word: Java lowercases a capital sigma by the word it is in."""
+    alphabet = [*"\u03a3\u03a3\u03a3\u0391\u0392\u0393\u039f\u03c3\u03b1\u03b2\u03bf\u03c2aA1-'.\"\u2019"]
+    alphabet += [*"\u4e2d\uff71\u3042\u30a2\ud55c\u0416 _,", "\u039f\u0394\u039f\u03a3", "\u03a3 "]
+    rng = random.Random(seed)
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14))) for _ in range(count)]
+
+
 def wmt17_lines() -> list[str]:
     reference = WMT17 / "newstest2017.ref.de"
     return reference.read_text(encoding="utf-8").splitlines() if reference.exists() else []
@@ -108,6 +117,7 @@ SETS = {
     "pieces": piece_captions(0, 500),
     "unicode": unicode_captions(0, 500),
     "symbols": symbol_captions(0, 500),
+    "greek": greek_captions(0, 500),
     "wmt17": wmt17_lines(),
 }
 

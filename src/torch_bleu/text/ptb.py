@@ -91,7 +91,6 @@ _ALPHA = _class_of(
 )
 _DIGIT = _class_of(lambda character: character.isdecimal() and character not in _NEWER_DIGITS)
 _UPPER = _class_of(str.isupper)
-_CASED = _class_of(lambda character: character.lower() != character.upper())
 #: Letters of words: letters, the marks above and a few accented vowels written as SGML entities.
 _LETTER = f"(?:[{_ALPHA}{_WORD_MARKS}]|&[aeiouAEIOU]{_ci('acute|grave|uml')};)"
 _SPACE = "[ \t\u00a0\u2000-\u200a\u3000]"
@@ -455,18 +454,51 @@ def _plain_words(caption: str) -> list[str] | None:
     return words
 
 
-#: A capital sigma that Java lowercases to a medial sigma: a letter with case follows it in its word, as
-#: Java's word boundaries find words (letters and digits but ideographs and kana, dashes, quotes and periods
-#: between letters). Python looks only at the next character.
-_IN_WORD = "[^\\W_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]"
-_MEDIAL_SIGMA = re.compile(
-    f"\u03a3(?=(?:{_IN_WORD}|(?<=[{_ALPHA}])[-\u2010-\u2015'\".\u00ad\u2027](?=[{_ALPHA}]))*?[{_CASED}])"
-)
+#: Characters that join no word for Java's word boundaries, though letters: ideographs and kana.
+_OUTSIDE_WORDS = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def _joins_word(text: str, index: int) -> bool:
+    """Whether ``text[index]`` belongs to the word around it as Java's word boundaries find words: a
+    letter or digit (but ideographs and kana), or an underscore, hyphen, period or apostrophe between two
+    letters."""
+    character = text[index]
+    if _OUTSIDE_WORDS.match(character):
+        return False
+    if character.isalnum():
+        return True
+    return (
+        character in "_-.'\u2019"
+        and 0 < index < len(text) - 1
+        and text[index - 1].isalpha()
+        and text[index + 1].isalpha()
+        and not _OUTSIDE_WORDS.search(text[index - 1] + text[index + 1])
+    )
+
+
+def _has_case(text: str) -> bool:
+    return any(character.lower() != character.upper() for character in text)
 
 
 def _lower(text: str) -> str:
-    """``text`` lowercased as Java's ``toLowerCase(Locale.ENGLISH)`` does."""
-    return _MEDIAL_SIGMA.sub("\u03c3", text).lower() if "\u03a3" in text else text.lower()
+    """``text`` lowercased as Java's ``toLowerCase(Locale.ENGLISH)`` does: a capital sigma becomes a final
+    sigma when a letter with case comes before it in its word and none after it (Python looks only at
+    the characters next to it)."""
+    if "\u03a3" not in text:
+        return text.lower()
+    lowered = []
+    for index, character in enumerate(text):
+        if character != "\u03a3":
+            lowered.append(character.lower())
+            continue
+        start, end = index, index + 1
+        while start > 0 and _joins_word(text, start - 1):
+            start -= 1
+        while end < len(text) and _joins_word(text, end):
+            end += 1
+        final = _has_case(text[start:index]) and not _has_case(text[index + 1 : end])
+        lowered.append("\u03c2" if final else "\u03c3")
+    return "".join(lowered)
 
 
 #: How many of the next captions a caption's last rule may read on into (the longest lookahead, a
