@@ -279,3 +279,22 @@ def test_ddp_ranks_give_the_single_process_score(tmp_path: Path) -> None:
         seen = torch.load(tmp_path / f"rank{rank}.pt")
         assert seen["text"] == pytest.approx(text, abs=1e-15)
         assert seen["ids"] == pytest.approx(ids, abs=1e-15)
+
+
+def test_ptb_tokenized_raw_captions() -> None:
+    """``tokenize="ptb"`` scores raw captions as their PTB tokens (references and captions tokenized apart, as
+    ``COCOEvalCap`` does), in the functions and the metric; ids are words already."""
+    from torch_bleu import ptb_tokenize
+
+    captions = ["A dog runs on the grass.", "A cat, sleeping!"]
+    references = [["A dog running on grass.", "The dog runs."], ["A cat is sleeping.", "The cat's asleep."]]
+    tokenized = ptb_tokenize(captions), [ptb_tokenize(refs) for refs in references]
+    expected = sentence_cider(*tokenized)
+    assert sentence_cider(captions, references, tokenize="ptb").tolist() == expected.tolist()
+    metric = CIDErScore(tokenize="ptb")
+    metric.update(captions, references)
+    assert metric.compute().item() == pytest.approx(expected.mean().item(), abs=1e-12)
+    with pytest.raises(InputError, match="rows of ids are words already"):
+        sentence_cider(torch.tensor([[1, 2]]), torch.tensor([[[1, 2]]]), tokenize="ptb")
+    with pytest.raises(ValueError, match="tokenize takes 'none'"):
+        CIDErScore(tokenize="13a")  # type: ignore[arg-type]

@@ -81,7 +81,9 @@ def _scst(args: argparse.Namespace, device: torch.device, table: Table, figures:
     generator = np.random.default_rng(0)
     images, samples_per_image = (8, 5) if args.quick else (50, 5)
     training = _captions(generator, 200 if args.quick else 5000, 5)
-    frequency = torch_bleu.cider_document_frequency([_padded(refs) for refs in training], eos_id=END, count_eos=True)
+    frequency = torch_bleu.cider_document_frequency(
+        torch.stack([_padded(refs) for refs in training]), eos_id=END, count_eos=True
+    )
     batch = _captions(generator, images, 5 + samples_per_image + 1)
     references = torch.stack([_padded(rows[:5]) for rows in batch])
     samples = torch.cat([_padded(rows[5 : 5 + samples_per_image]) for rows in batch])

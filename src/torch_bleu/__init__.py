@@ -78,6 +78,7 @@ if TYPE_CHECKING:
     from .pairwise.selection import mbr_select as mbr_select
     from .pairwise.selection import self_bleu as self_bleu
     from .rewards import SentenceReward as SentenceReward
+    from .text.ptb import ptb_tokenize as ptb_tokenize
     from .threads import cpu_share as cpu_share
     from .threads import get_cpu_threads as get_cpu_threads
     from .threads import set_cpu_threads as set_cpu_threads
@@ -135,6 +136,7 @@ _LAZY_MODULES = {
     "pairwise_bleu": "pairwise.bleu",
     "pairwise_chrf": "pairwise.chrf",
     "pairwise_rouge": "pairwise.rouge",
+    "ptb_tokenize": "text.ptb",
     "rouge_scores": "metrics.rouge.score",
     "rouge_statistics": "metrics.rouge.functional",
     "scst_reward": "metrics.cider.self_critical",

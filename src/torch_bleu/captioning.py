@@ -12,9 +12,9 @@ from torch import Tensor
 
 from .errors import InputError
 from .metrics.bleu.functional import bleu_by_order
+from .metrics.cider.counting import ptb_tokenized
 from .metrics.cider.functional import sentence_cider
 from .metrics.rouge.functional import sentence_rouge
-from .text.ptb import ptb_tokenize
 from .threads import within_cpu_share
 
 #: The scores, named as ``COCOEvalCap.eval`` names them, METEOR and SPICE aside (they run Java models).
@@ -77,8 +77,7 @@ def _mean(scores: Tensor) -> Tensor:
 
 
 def _ptb_tokenized(preds: Any, target: Any) -> tuple[list[str], list[list[str]]]:
-    """Captions and references of strings, PTB-tokenized as ``COCOEvalCap`` tokenizes them: the references of
-    every image in one pass, then the captions in another."""
+    """Captions and references of strings, PTB-tokenized as ``COCOEvalCap`` tokenizes them."""
     if not isinstance(preds, (list, tuple)) or not all(isinstance(caption, str) for caption in preds):
         raise InputError(
             "tokenize='ptb' tokenizes captions given as strings; pass rows of ids with tokenize='none' (each id a word)"
@@ -87,6 +86,4 @@ def _ptb_tokenized(preds: Any, target: Any) -> tuple[list[str], list[list[str]]]
         raise InputError(
             f"target must hold one list of references per caption ({len(preds)}), got {type(target).__name__}"
         )
-    references = [[refs] if isinstance(refs, str) else list(refs) for refs in target]
-    tokenized = iter(ptb_tokenize([ref for refs in references for ref in refs]))
-    return ptb_tokenize(list(preds)), [[next(tokenized) for _ in refs] for refs in references]
+    return ptb_tokenized(list(preds), [[refs] if isinstance(refs, str) else list(refs) for refs in target])

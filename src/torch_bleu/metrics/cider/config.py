@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, get_args
 
+from ...errors import InputError
 from ..config import SubwordConfig, SubwordOptions
 
 if TYPE_CHECKING:
+    from ...inputs.batch import TokenBatch
     from .document_frequency import DocumentFrequency
 
 #: Option names of pycocoevalcap and torchmetrics-style callers, each with what to do here instead.
@@ -21,6 +23,11 @@ FOREIGN_OPTIONS = {
 }
 
 
+#: How strings become words: ``"none"``, split on whitespace (tokenized already), or ``"ptb"``, ``COCOEvalCap``'s
+#: PTB tokenization first (:func:`~torch_bleu.text.ptb.ptb_tokenize`).
+CaptionTokenizer = Literal["none", "ptb"]
+CAPTION_TOKENIZERS: tuple[CaptionTokenizer, ...] = get_args(CaptionTokenizer)
+
 #: What to do with subword ids, which CIDEr does not decode yet.
 _DECODE_ADVICE = "for subword ids, decode them and pass strings"
 
@@ -31,6 +38,7 @@ class CIDErOptions(SubwordOptions, total=False):
     sigma: float
     document_frequency: DocumentFrequency | None
     count_eos: bool
+    tokenize: CaptionTokenizer
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,6 +55,9 @@ class CIDErConfig(SubwordConfig):
             (:class:`~torch_bleu.metrics.cider.document_frequency.DocumentFrequency`), as self-critical
             training's ``CiderD(df=...)`` uses them: ``N`` is then that corpus' number of images, and every image is
             scored on its own. ``None`` (the default): those of the images scored, as pycocoevalcap's ``Cider``.
+        tokenize: strings: ``"none"`` (the default: tokenized already, words split on whitespace) or ``"ptb"``
+            (raw captions, tokenized as ``COCOEvalCap`` does first: lowercased, PTB tokens, its punctuation
+            dropped; :func:`~torch_bleu.text.ptb.ptb_tokenize`, no Java needed).
         count_eos: rows of ids: the ``eos_id`` that ends a row counts as one more word of it (self-critical
             training's ``array_to_str`` keeps the end token 0 in every sentence, and its document frequencies hold
             it). A row of nothing but EOS and ignored ids is still an absent reference beside others.
@@ -65,9 +76,10 @@ class CIDErConfig(SubwordConfig):
     sigma: float = 6.0
     document_frequency: DocumentFrequency | None = None
     count_eos: bool = False
+    tokenize: CaptionTokenizer = "none"
 
     metric_name = "CIDEr"
-    counting_options = ("sigma", "document_frequency", "count_eos")
+    counting_options = ("sigma", "document_frequency", "count_eos", "tokenize")
     foreign_options = FOREIGN_OPTIONS
     scores_plain_ids = True
 
@@ -93,6 +105,11 @@ class CIDErConfig(SubwordConfig):
                 "document_frequency takes a torch_bleu.DocumentFrequency (from cider_document_frequency(references) "
                 f"or DocumentFrequency.load(path)), got {type(self.document_frequency).__name__}"
             )
+        if self.tokenize not in CAPTION_TOKENIZERS:
+            raise ValueError(
+                f"tokenize takes 'none' (captions tokenized already) or 'ptb' (COCOEvalCap's PTB tokenization), got "
+                f"{self.tokenize!r}"
+            )
         if not isinstance(self.count_eos, bool):
             raise ValueError(f"count_eos must be True or False, got {self.count_eos!r}")
         super().__post_init__()
@@ -100,3 +117,8 @@ class CIDErConfig(SubwordConfig):
             raise ValueError("count_eos=True counts the eos_id that ends each row as a word: give eos_id too")
         if self.detokenizer is not None:
             raise ValueError(f"CIDEr does not decode subword ids yet; {_DECODE_ADVICE}")
+
+    def check_ids(self, batch: TokenBatch) -> None:
+        """Refuse ``tokenize="ptb"`` with ids: it tokenizes strings; each id is a word already."""
+        if self.tokenize != "none":
+            raise InputError(f"tokenize={self.tokenize!r} tokenizes strings; rows of ids are words already")

@@ -19,6 +19,8 @@ from torch import Tensor
 from ...arrays import device_constant
 from ...engine.rows import stack_rows
 from ...inputs.kinds import Text, TokenIds, read_input
+from ...text.ptb import ptb_tokenize
+from ...text.vocabulary import Vocabulary
 from .config import CIDErConfig
 from .consensus import Captions
 
@@ -42,6 +44,8 @@ def batch_captions(
     """
     match read_input(preds, target, config):
         case Text(hypotheses, references):
+            if config.tokenize == "ptb":
+                hypotheses, references = ptb_tokenized(hypotheses, references)
             return Counted(text_captions(hypotheses, references, vocabulary), of_ids=False)
         case ids:
             return Counted(id_captions(ids, config), of_ids=True)
@@ -96,8 +100,10 @@ def numbered(words: list[str], vocabulary: Mapping[str, int] | None = None) -> n
         >>> numbered(["b", "a", "z"], {"a": 0, "b": 1}).tolist()
         [1, 0, 2]
     """
-    numbers: dict[str, int] = dict(vocabulary) if vocabulary else {}
-    return np.array([numbers.setdefault(word, len(numbers)) for word in words], dtype=np.int64)
+    numbers = Vocabulary()
+    if vocabulary:
+        numbers.ids(vocabulary, len(vocabulary))  # its words in the order of their numbers
+    return numbers.ids(words, len(words))
 
 
 def id_captions(ids: TokenIds, config: CIDErConfig) -> Captions:
@@ -151,3 +157,15 @@ def kept_words(tokens: Tensor, keep: Tensor, config: CIDErConfig) -> tuple[Tenso
     kept = torch.zeros((*tokens.shape[:-1], width + 1), dtype=tokens.dtype, device=tokens.device)
     kept.scatter_(-1, place, tokens)
     return kept[..., :width], keep.sum(-1), word_lengths
+
+
+def ptb_tokenized(hypotheses: list[str], references: list[list[str]]) -> tuple[list[str], list[list[str]]]:
+    """Captions and their references PTB-tokenized as ``COCOEvalCap`` tokenizes them: every image's references
+    in one pass, then the captions in another (:func:`~torch_bleu.text.ptb.ptb_tokenize`).
+
+    Example:
+        >>> ptb_tokenized(["A dog, running."], [["The dog runs!", "Dogs' run"]])
+        (['a dog running'], [['the dog runs', 'dogs run']])
+    """
+    tokenized = iter(ptb_tokenize([ref for refs in references for ref in refs]))
+    return ptb_tokenize(hypotheses), [[next(tokenized) for _ in refs] for refs in references]

@@ -22,7 +22,7 @@ from ...inputs.kinds import Text, read_input
 from ..base import MetricArguments
 from .config import CIDErConfig, CIDErOptions
 from .consensus import Captions
-from .counting import Counted, id_captions, numbered
+from .counting import Counted, id_captions, numbered, ptb_tokenized
 from .scoring import scores_of
 
 if TYPE_CHECKING:
@@ -99,6 +99,8 @@ class CIDErScore(Metric):
         match read_input(preds, target, self.config):
             case Text(hypotheses, references):
                 self._check_one_kind("strings", self.tokens)
+                if self.config.tokenize == "ptb":
+                    hypotheses, references = ptb_tokenized(hypotheses, references)
                 sentences = [
                     text.split() for refs, hypothesis in zip(references, hypotheses) for text in (*refs, hypothesis)
                 ]

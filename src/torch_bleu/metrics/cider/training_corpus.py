@@ -11,14 +11,19 @@ from torch import Tensor
 from ...errors import InputError
 from ...inputs.ids import token_batch
 from ...inputs.kinds import TokenIds
-from .config import CIDErConfig
+from .config import CaptionTokenizer, CIDErConfig
 from .consensus import ORDERS
-from .counting import id_captions
+from .counting import id_captions, ptb_tokenized
 from .document_frequency import DocumentFrequency
 
 
 def cider_document_frequency(
-    references: Any, *, ignore_ids: Any = (), eos_id: Any = None, count_eos: bool = False
+    references: Any,
+    *,
+    tokenize: CaptionTokenizer = "none",
+    ignore_ids: Any = (),
+    eos_id: Any = None,
+    count_eos: bool = False,
 ) -> DocumentFrequency:
     """The document frequencies of a training corpus: for every n-gram of 1 to 4 words, how many images' references
     (as one set per image) hold it; self-critical.pytorch's ``prepro_ngrams.py``.
@@ -27,6 +32,7 @@ def cider_document_frequency(
         references: a list per image of its reference strings (words split on whitespace), or ids: ``(B, R, L)``
             (rows of ignored ids only are absent beside others) or a list per image of rows. Ids become the
             words ``str(id)``, as in self-critical.pytorch's ``-idxs`` pickle.
+        tokenize: strings: ``"none"`` (tokenized already) or ``"ptb"`` (``COCOEvalCap``'s PTB tokenization first).
         ignore_ids, eos_id, count_eos: rows of ids, as :class:`~torch_bleu.CIDErConfig` reads them (with
             ``eos_id=0, count_eos=True``, the end token 0 is a word, as ``prepro_ngrams.py`` appends ``<eos>``).
 
@@ -35,14 +41,17 @@ def cider_document_frequency(
         >>> frequency.images, frequency[("a",)], frequency[("a", "dog")], frequency[("dog", "runs")]
         (2, 2, 1, 1)
     """
-    options: dict[str, Any] = {"ignore_ids": ignore_ids, "eos_id": eos_id, "count_eos": count_eos}
+    options: dict[str, Any] = {"tokenize": tokenize, "ignore_ids": ignore_ids, "eos_id": eos_id, "count_eos": count_eos}
     config = CIDErConfig.from_options(options)
     images = len(references)
     if images == 0:
         raise InputError("a document frequency needs the references of at least one image")
     if _holds_strings(references):
         config.check_strings()
-        sentences = [[ref.split() for ref in ([refs] if isinstance(refs, str) else refs)] for refs in references]
+        texts = [[refs] if isinstance(refs, str) else list(refs) for refs in references]
+        if tokenize == "ptb":
+            texts = ptb_tokenized([""] * len(texts), texts)[1]
+        sentences = [[ref.split() for ref in refs] for refs in texts]
     else:
         sentences = _id_sentences(references, config)
     counts: dict[tuple[str, ...], int] = defaultdict(int)
@@ -65,7 +74,6 @@ def _holds_strings(references: Any) -> bool:
 
 def _id_sentences(references: Any, config: CIDErConfig) -> list[list[list[str]]]:
     """Each image's references that count, as their kept ids written ``str(id)``."""
-
     captions = references[:, 0] if isinstance(references, Tensor) else [refs[0] for refs in references]
     counted = id_captions(TokenIds(token_batch(captions, references), config), config)
     rows = counted.present.shape[1]
