@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Literal, NamedTuple
 
+import numpy as np
+import torch
 from torch import Tensor
 
 from .errors import InputError
@@ -15,6 +17,7 @@ from .metrics.bleu.functional import bleu_by_order
 from .metrics.cider.counting import ptb_tokenized
 from .metrics.cider.functional import sentence_cider
 from .metrics.rouge.functional import sentence_rouge
+from .text.lines import tokenized_lines
 from .threads import within_cpu_share
 
 #: The scores, named as ``COCOEvalCap.eval`` names them, METEOR and SPICE aside (they run Java models).
@@ -62,9 +65,13 @@ def coco_caption_scores(preds: Any, target: Any, *, tokenize: CaptionTokenizer =
         raise InputError(f"tokenize must be 'ptb' (COCOEvalCap's tokenization) or 'none', got {tokenize!r}")
     if tokenize == "ptb":
         preds, target = _ptb_tokenized(preds, target)
-    bleu = bleu_by_order(preds, target, convention="coco", max_order=4)
-    rouge = sentence_rouge(preds, target, convention="coco")["rougeL_fmeasure"]
-    cider = sentence_cider(preds, target)
+    ids = _numbered_once(preds, target)
+    options = {"ignore_ids": [0]} if ids is not None else {}
+    if ids is not None:
+        preds, target = ids
+    bleu = bleu_by_order(preds, target, convention="coco", max_order=4, **options)
+    rouge = sentence_rouge(preds, target, convention="coco", **options)["rougeL_fmeasure"]
+    cider = sentence_cider(preds, target, **options)
     images = {f"Bleu_{order}": bleu.sentences[:, order - 1] for order in range(1, 5)}
     images |= {"ROUGE_L": rouge, "CIDEr": cider}
     corpus = {f"Bleu_{order}": bleu.corpus[order - 1] for order in range(1, 5)}
@@ -87,3 +94,38 @@ def _ptb_tokenized(preds: Any, target: Any) -> tuple[list[str], list[list[str]]]
             f"target must hold one list of references per caption ({len(preds)}), got {type(target).__name__}"
         )
     return ptb_tokenized(list(preds), [[refs] if isinstance(refs, str) else list(refs) for refs in target])
+
+
+def _numbered_once(preds: Any, target: Any) -> tuple[Tensor, Tensor] | None:
+    """Captions and references of strings as rows of word ids ``1, 2, ...`` padded with 0, the words numbered
+    once for the three scorers (:func:`~torch_bleu.text.lines.tokenized_lines`); ``None`` where rows of ids
+    would not score as the strings: ids given, an empty reference (a row of padding is an absent reference),
+    or whitespace other than single spaces between words (ROUGE-L splits on single spaces).
+    """
+    if not isinstance(preds, (list, tuple)) or not all(isinstance(caption, str) for caption in preds):
+        return None
+    if not isinstance(target, (list, tuple)) or len(target) != len(preds) or not target:
+        return None
+    references = [[refs] if isinstance(refs, str) else refs for refs in target]
+    if not all(
+        isinstance(refs, (list, tuple)) and refs and all(isinstance(ref, str) and ref for ref in refs)
+        for refs in references
+    ):
+        return None
+    lines = [*preds, *(ref for refs in references for ref in refs)]
+    if any(" ".join(line.split()) != line for line in lines):
+        return None
+    words = tokenized_lines(lines, "none")
+    counts = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
+    width = int(words.lengths.max(initial=0))
+    rows = np.zeros((len(lines), width), dtype=np.int64)
+    row = np.repeat(np.arange(len(lines)), words.lengths)
+    column = np.arange(words.ids.shape[0]) - np.repeat(np.cumsum(words.lengths) - words.lengths, words.lengths)
+    rows[row, column] = words.ids + 1
+    images = len(preds)
+    slots = int(counts.max())
+    padded = np.zeros((images, slots, width), dtype=np.int64)
+    image = np.repeat(np.arange(images), counts)
+    slot = np.arange(image.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts)
+    padded[image, slot] = rows[images:]
+    return torch.from_numpy(rows[:images]), torch.from_numpy(padded)

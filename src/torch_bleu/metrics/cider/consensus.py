@@ -97,28 +97,24 @@ def cider_d(captions: Captions, sigma: float = 6.0, table: TableFrequencies | No
 
     norms = torch.zeros((ORDERS, sentences), dtype=torch.float64, device=device)
     dots = torch.zeros((ORDERS, sentences * per_image), dtype=torch.float64, device=device)
+    # a training corpus gives the frequencies: n-grams need telling apart within each image only
+    groups = images if table is not None and images else 1
     word_rank = prefix_rank = flat_words
     for order in range(ORDERS):
         valid = words_left > order
         keys = flat_words if order == 0 else prefix_rank * positions + word_rank.roll(-order)
-        # a training corpus gives the frequencies: n-grams need telling apart within each image only
-        groups = images if table is not None and images else 1
-        ngrams = _sorted_ngrams(torch.where(valid, keys, torch.iinfo(torch.int64).max), valid, sentence, groups)
+        ngrams = _sorted_ngrams(torch.where(valid, keys, -1), valid, sentence, groups, rows)
         if order == 0:
             word_rank = ngrams.ranks
         prefix_rank = ngrams.ranks
-        frequency = (
-            _corpus_frequency(ngrams, rows, references, per_image)
-            if table is None
-            else table.counts[order].gather(0, ngrams.order)
-        )
-        weight = torch.where(
-            ngrams.first,
-            ngrams.term_frequency * (log_size - torch.log(frequency.clamp(min=1).to(torch.float64))),
-            0.0,
-        )
+        if table is None:
+            frequency = _corpus_frequency(ngrams, references, per_image)
+        else:
+            frequency = table.counts[order].gather(0, ngrams.order)
+        idf = log_size - torch.log(frequency.clamp(min=1).to(torch.float64))
+        weight = torch.where(ngrams.first, ngrams.term_frequency * idf, 0.0)
         norms[order].scatter_add_(0, ngrams.sentence, weight.square())
-        dots[order] = _clipped_dots(ngrams, weight, rows, references, per_image, sentences)
+        dots[order] = _clipped_dots(ngrams, weight, references, per_image, sentences)
 
     norm = norms.sqrt().reshape(ORDERS, images, rows)
     reference_norm = norm[:, :, :references, None]
@@ -148,29 +144,37 @@ def words_to_end(captions: Captions) -> Tensor:
 
 
 class _SortedNgrams(NamedTuple):
-    """The n-grams of one order at every position, sorted by n-gram, then sentence, then position.
+    """The n-grams of one order at every position, sorted by n-gram, then sentence, then position (the
+    positions where no n-gram starts first).
 
     Attributes:
         order: ``(P,)`` the position of each sorted entry.
         ranks: ``(P,)`` the dense rank of the n-gram at each position (not sorted).
         ngram: ``(P,)`` the rank of each sorted entry's n-gram.
         sentence: ``(P,)`` the sentence of each sorted entry.
-        first: ``(P,)`` bool, the first valid entry of each (n-gram, sentence).
+        slot: ``(P,)`` its row within its image (the references' first).
+        first: ``(P,)`` bool, the first entry of each (n-gram, sentence).
         term_frequency: ``(P,)`` float64, the count of each first entry's n-gram in its sentence.
+        group: ``(P,)`` the (n-gram, image) group of each sorted entry, numbered in order.
+        leads: ``(P,)`` bool, the first entry of each group (a reference's where the image's references hold
+            the n-gram).
     """
 
     order: Tensor
     ranks: Tensor
     ngram: Tensor
     sentence: Tensor
+    slot: Tensor
     first: Tensor
     term_frequency: Tensor
+    group: Tensor
+    leads: Tensor
 
 
-def _sorted_ngrams(keys: Tensor, valid: Tensor, sentence: Tensor, groups: int) -> _SortedNgrams:
-    """Rank the n-grams of ``keys`` (invalid positions keyed past every valid one) within each of ``groups`` equal
-    parts (one per image, or one for the batch: sorting short rows is several times faster), and find each
-    sentence's."""
+def _sorted_ngrams(keys: Tensor, valid: Tensor, sentence: Tensor, groups: int, rows: int) -> _SortedNgrams:
+    """Rank the n-grams of ``keys`` (non-negative; -1 where none starts) within each of ``groups`` equal parts
+    (one per image, or one for the batch: sorting short rows is several times faster), and group them by
+    sentence and by image (of ``rows`` sentences each)."""
     size = keys.shape[0]
     part = size // groups
     sorted_keys, order = torch.sort(keys.reshape(groups, part), dim=-1, stable=True)
@@ -185,9 +189,20 @@ def _sorted_ngrams(keys: Tensor, valid: Tensor, sentence: Tensor, groups: int) -
     new_entry = new_ngram | _changes(sorted_sentence)
     entry = new_entry.cumsum(0) - 1
     counts = torch.zeros(keys.shape, dtype=torch.float64, device=keys.device)
-    counts.scatter_add_(0, entry, sorted_valid.to(torch.float64))
-    first = new_entry & sorted_valid
-    return _SortedNgrams(order, ranks, ngram, sorted_sentence, first, counts.gather(0, entry))
+    counts.scatter_add_(0, entry, torch.ones_like(counts))
+    image = torch.div(sorted_sentence, rows, rounding_mode="floor")
+    new_group = new_ngram | _changes(image)
+    return _SortedNgrams(
+        order,
+        ranks,
+        ngram,
+        sorted_sentence,
+        sorted_sentence - image * rows,
+        new_entry & sorted_valid,
+        counts.gather(0, entry),
+        new_group.cumsum(0) - 1,
+        new_group & sorted_valid,
+    )
 
 
 def _changes(values: Tensor) -> Tensor:
@@ -197,39 +212,21 @@ def _changes(values: Tensor) -> Tensor:
     return change
 
 
-def _corpus_frequency(ngrams: _SortedNgrams, rows: int, references: int, per_image: int) -> Tensor:
+def _corpus_frequency(ngrams: _SortedNgrams, references: int, per_image: int) -> Tensor:
     """Each sorted entry's document frequency in the batch: the images whose references hold its n-gram, each
-    counted once per caption it has. Within an (n-gram, image) group the references' entries come first."""
-    image = torch.div(ngrams.sentence, rows, rounding_mode="floor")
-    group = _groups(ngrams.ngram, image)
-    index = torch.arange(group.shape[0], device=group.device)
-    first_of_group = torch.full_like(group, group.shape[0]).scatter_reduce_(
-        0, group, torch.where(ngrams.first, index, group.shape[0]), "amin"
-    )
-    leads = ngrams.first & (first_of_group.gather(0, group) == index)
-    of_reference = ngrams.sentence - image * rows < references
-    counted = (leads & of_reference).to(torch.int64) * per_image
+    counted once per caption it has."""
+    counted = (ngrams.leads & (ngrams.slot < references)).to(torch.int64) * per_image
     frequency = torch.zeros_like(ngrams.ngram).scatter_add_(0, ngrams.ngram, counted)
     return frequency.gather(0, ngrams.ngram)
 
 
-def _groups(ngram: Tensor, image: Tensor) -> Tensor:
-    """The (n-gram, image) group of each sorted entry, numbered in order."""
-    group: Tensor = (_changes(ngram) | _changes(image)).cumsum(0) - 1
-    return group
-
-
-def _clipped_dots(
-    ngrams: _SortedNgrams, weight: Tensor, rows: int, references: int, per_image: int, sentences: int
-) -> Tensor:
+def _clipped_dots(ngrams: _SortedNgrams, weight: Tensor, references: int, per_image: int, sentences: int) -> Tensor:
     """``(sentences * C,)``: for each reference and each caption of its image, ``sum min(w_cap, w_ref) x w_ref``
     over their shared n-grams (zero for the captions' own rows).
 
     Within an n-gram, an image's entries are together: its references', then its captions'. Each caption's
     weight is spread over its (n-gram, image) group, which each reference entry of the group reads."""
-    image = torch.div(ngrams.sentence, rows, rounding_mode="floor")
-    slot = ngrams.sentence - image * rows
-    group = _groups(ngrams.ngram, image)
+    slot, group = ngrams.slot, ngrams.group
     size = weight.shape[0] * per_image
     caption_slot = torch.where(ngrams.first & (slot >= references), group * per_image + slot - references, size)
     caption_weight = torch.zeros(size + 1, dtype=torch.float64, device=weight.device)
