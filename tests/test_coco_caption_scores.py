@@ -102,3 +102,16 @@ def test_ptb_needs_strings() -> None:
         coco_caption_scores(torch.tensor([[1, 2]]), torch.tensor([[[1, 2]]]))
     with pytest.raises(InputError, match="tokenize must be"):
         coco_caption_scores(["a"], [["a"]], tokenize="13a")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("captions", "references"),
+    [
+        (["a  b", "b a"], [["a b", "b"], ["a  a", "b"]]),  # double spaces: ROUGE-L's words differ
+        (["a b", "b a"], [["a b", ""], ["b", "a"]]),  # an empty reference still counts
+        (["", "b a"], [["a b"], [" b", "a "]]),  # an empty caption, spaces at the ends
+    ],
+)
+def test_text_that_ids_would_not_keep(captions: list[str], references: list[list[str]]) -> None:
+    """Text the words of which cannot all go through rows of ids scores as pycocoevalcap scores it."""
+    assert_as_coco(captions, references)

@@ -66,12 +66,12 @@ def coco_caption_scores(preds: Any, target: Any, *, tokenize: CaptionTokenizer =
     if tokenize == "ptb":
         preds, target = _ptb_tokenized(preds, target)
     ids = _numbered_once(preds, target)
-    options = {"ignore_ids": [0]} if ids is not None else {}
-    if ids is not None:
-        preds, target = ids
-    bleu = bleu_by_order(preds, target, convention="coco", max_order=4, **options)
-    rouge = sentence_rouge(preds, target, convention="coco", **options)["rougeL_fmeasure"]
-    cider = sentence_cider(preds, target, **options)
+    ignore_ids: list[int] = []
+    if ids is not None:  # padded with 0
+        (preds, target), ignore_ids = ids, [0]
+    bleu = bleu_by_order(preds, target, convention="coco", max_order=4, ignore_ids=ignore_ids)
+    rouge = sentence_rouge(preds, target, convention="coco", ignore_ids=ignore_ids)["rougeL_fmeasure"]
+    cider = sentence_cider(preds, target, ignore_ids=ignore_ids)
     images = {f"Bleu_{order}": bleu.sentences[:, order - 1] for order in range(1, 5)}
     images |= {"ROUGE_L": rouge, "CIDEr": cider}
     corpus = {f"Bleu_{order}": bleu.corpus[order - 1] for order in range(1, 5)}
