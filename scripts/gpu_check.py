@@ -66,6 +66,9 @@ def metric_paths(device: object) -> dict[str, Callable[[], object]]:
         return update
 
     ids = dict(ignore_ids=[0, 1], eos_id=2)
+    cider = torch_bleu.CIDErScore(**ids).to(device)
+    frequency = torch_bleu.cider_document_frequency(target.cpu(), eos_id=2, count_eos=True)
+    samples = preds.repeat_interleave(4, dim=0)
     return {
         "BLEUScore, ids, one reference": updated(torch_bleu.BLEUScore(**ids), preds, target[:, 0]),
         "BLEUScore, ids, three references": updated(torch_bleu.BLEUScore(**ids), preds, target),
@@ -99,6 +102,12 @@ def metric_paths(device: object) -> dict[str, Callable[[], object]]:
         "ROUGEScore, subword ids": updated(torch_bleu.ROUGEScore(detokenizer=detokenizer), subwords, subword_refs),
         "sentence_rouge, ids": lambda: torch_bleu.sentence_rouge(preds, target[:, 0], **ids),
         "pairwise_rouge, ids": lambda: torch_bleu.pairwise_rouge(preds.view(8, 8, 48), ignore_ids=[0, 1]),
+        "CIDErScore, ids": lambda: cider.update(preds, target),
+        "sentence_cider, ids": lambda: torch_bleu.sentence_cider(preds, target, **ids),
+        "scst_reward, ids, training frequencies": lambda: torch_bleu.scst_reward(
+            samples, target, frequency, greedy=preds, eos_id=2
+        ),
+        "scst_reward, ids, new self-critical": lambda: torch_bleu.scst_reward(samples, target, frequency, eos_id=2),
     }
 
 
@@ -188,8 +197,8 @@ def _triton_version() -> str | None:
 
 
 def comparisons(bench: dict[str, Any]) -> list[dict[str, object]]:
-    """Every timed figure of the bench's ``tensorbleu`` and ``alignments`` workloads: what was timed, in seconds,
-    against what, and how many times faster torch-bleu on the device was."""
+    """Every timed figure of the bench's ``tensorbleu``, ``alignments`` and ``captioning`` workloads: what was
+    timed, in seconds, against what, and how many times faster torch-bleu on the device was."""
     found: list[dict[str, object]] = []
     for row in bench.get("tensorbleu") or []:
         for kind in ("sentence", "corpus"):
@@ -220,6 +229,22 @@ def comparisons(bench: dict[str, Any]) -> list[dict[str, object]]:
                 "ratio": figure["ratio"],
             }
         )
+    for figure in (bench.get("captioning") or {}).get("figures", []):
+        if figure["contender"] != figure["against"]:
+            ours = next(
+                each["seconds"]
+                for each in bench["captioning"]["figures"]
+                if (each["measurement"], each["contender"]) == (figure["measurement"], figure["against"])
+            )
+            found.append(
+                {
+                    "figure": figure["measurement"],
+                    "seconds": ours,
+                    "against": figure["contender"],
+                    "against_seconds": figure["seconds"],
+                    "ratio": figure["ratio"],
+                }
+            )
     return found
 
 

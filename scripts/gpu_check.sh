@@ -7,7 +7,8 @@
 #      (TER's documented read-back allowed);
 #   3. scripts/bench.py on the device: TensorBLEU's shapes (16 to 512 rows x 256 and 1024 tokens, per
 #      sentence and corpus; pip install rxlm --no-deps), WER, CER, ROUGE-L and rougeLsum from ids at batch
-#      8 / 32 / 128 / a whole system against the CPU path and the usual loop, pairwise, rl, update;
+#      8 / 32 / 128 / a whole system against the CPU path and the usual loop, the SCST reward and COCO's
+#      caption scores against pycocoevalcap (captioning), pairwise, rl, update;
 #   4. one JSON report (device, versions, tests, syncs, bench, every figure with what it is compared
 #      with and the ratio, seconds per step), its path printed last. On a GPU it is also copied to
 #      docs/bench-gpu.json and the GPU tables of README.md and docs/speed.md are written from it
@@ -56,6 +57,7 @@ tests=(
     tests/test_wer.py tests/test_metric_significance.py tests/test_aggregate_chrf.py tests/test_aggregate_and_self_bleu.py
     tests/test_wer_long_rows.py tests/test_negative_ids.py tests/test_rouge.py tests/test_pairwise_rouge.py
     tests/test_rewards_rouge.py tests/test_triton_wer.py tests/test_triton_rouge.py tests/test_queued_ids.py
+    tests/test_cider.py tests/test_self_critical.py tests/test_coco_caption_scores.py
 )
 if [ "$device" = cpu ]; then
     bench=(--quick)
@@ -89,7 +91,8 @@ step tests "${limits[0]}" "$python" -m pytest "${tests[@]}" --device "$device" -
     --junitxml="$out/tests.xml"
 step syncs "${limits[1]}" "$python" scripts/gpu_check.py syncs --device "$device" --json "$out/syncs.json"
 step bench "${limits[2]}" "$python" scripts/bench.py --device "$device" "${bench[@]}" --busy 0 \
-    --skip wmt17 subwords batches grid memory threads text chrf ter wer rouge self_bleu significance --json "$out/bench.json"
+    --skip wmt17 subwords batches grid memory threads text chrf ter wer rouge self_bleu significance \
+    --json "$out/bench.json"
 "$python" scripts/gpu_check.py report --out "$out/report.json" --device "$device" "${seconds[@]}" \
     --step tests="$out/tests.xml" --step syncs="$out/syncs.json" --step bench="$out/bench.json"
 if [ "$device" != cpu ]; then

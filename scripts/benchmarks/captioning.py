@@ -19,6 +19,8 @@ Ratios are of medians from one run.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 from collections import defaultdict
 from typing import Any
 
@@ -133,7 +135,8 @@ def _coco(args: argparse.Namespace, device: torch.device, table: Table, figures:
     res = {image: [caption] for image, caption in enumerate(captions)}
 
     def pycocoevalcap() -> list[float]:
-        bleu = Bleu(4).compute_score(gts, res)[0]
+        with contextlib.redirect_stdout(io.StringIO()):  # Bleu prints its counts
+            bleu = Bleu(4).compute_score(gts, res)[0]
         return [*bleu, Rouge().compute_score(gts, res)[0], Cider().compute_score(gts, res)[0]]
 
     def ours() -> list[float]:
@@ -173,7 +176,12 @@ def _rows(
         )
 
 
-def run_captioning(args: argparse.Namespace, device: torch.device) -> dict:
+def run_captioning(args: argparse.Namespace, device: torch.device) -> dict | None:
+    try:
+        import pycocoevalcap  # noqa: F401
+    except ImportError:
+        print("captioning: skipped, pycocoevalcap is not installed (pip install pycocoevalcap)")
+        return None
     table = Table(
         f"Captioning: the SCST reward and COCO's caption scores ({device.type}, median of {args.repeats})",
         ["measurement", "contender", "seconds", "torch-bleu is faster by", "largest difference"],
