@@ -38,6 +38,7 @@ def sentence_cider(preds: Any, target: Any, **options: Unpack[CIDErOptions]) -> 
 
 
 @takes_preds_and_target
+@within_cpu_share
 def corpus_cider(preds: Any, target: Any, **options: Unpack[CIDErOptions]) -> Tensor:
     """Corpus CIDEr-D (0-d float64): the mean of :func:`sentence_cider`, pycocoevalcap's ``Cider().compute_score``
     first value (0 for no image).

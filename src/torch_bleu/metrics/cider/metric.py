@@ -19,6 +19,7 @@ from torchmetrics.utilities import dim_zero_cat
 
 from ...errors import InputError
 from ...inputs.kinds import Text, read_input
+from ...threads import within_cpu_share
 from ..base import MetricArguments
 from .config import CIDErConfig, CIDErOptions
 from .consensus import Captions
@@ -94,6 +95,7 @@ class CIDErScore(Metric):
         for name in STATE_TYPES:
             self.add_state(name, [], dist_reduce_fx="cat")
 
+    @within_cpu_share
     def update(self, preds: Any, target: Any) -> None:
         """Keep the sentences of a batch of images: their captions ``preds`` and references ``target``."""
         match read_input(preds, target, self.config):
@@ -141,11 +143,13 @@ class CIDErScore(Metric):
                 setattr(self, name, [_empty(dtype)])
         super()._sync_dist(*args, **kwargs)
 
+    @within_cpu_share
     def compute(self) -> Tensor:
         """The mean CIDEr-D of every image added (0-d float64; 0 for none), of every rank."""
         scores = self.image_scores()
         return scores.mean() if scores.shape[0] else scores.new_zeros(())
 
+    @within_cpu_share
     def image_scores(self) -> Tensor:
         """``(B,)`` float64 CIDEr-D of every image added, in the order added (pycocoevalcap's second value).
 

@@ -17,6 +17,7 @@ from ...engine.rows import kept_ids
 from ...errors import InputError
 from ...inputs.ids import token_batch
 from ...inputs.kinds import TokenIds
+from ...threads import within_cpu_share
 from .config import CIDErConfig
 from .consensus import Captions
 from .counting import Counted, id_captions, kept_words
@@ -40,6 +41,7 @@ class SelfCriticalReward(NamedTuple):
     baselines: Tensor
 
 
+@within_cpu_share
 def scst_reward(
     samples: Tensor,
     references: Any,

@@ -11,12 +11,14 @@ from torch import Tensor
 from ...errors import InputError
 from ...inputs.ids import token_batch
 from ...inputs.kinds import TokenIds
+from ...threads import within_cpu_share
 from .config import CaptionTokenizer, CIDErConfig
 from .consensus import ORDERS
 from .counting import id_captions, ptb_tokenized
 from .document_frequency import DocumentFrequency
 
 
+@within_cpu_share
 def cider_document_frequency(
     references: Any,
     *,
