@@ -19,7 +19,15 @@ import torch.multiprocessing as mp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from torch_bleu import CIDErConfig, CIDErScore, Detokenizer, corpus_cider, sentence_cider
+from torch_bleu import (
+    CIDErConfig,
+    CIDErScore,
+    Detokenizer,
+    DocumentFrequency,
+    cider_document_frequency,
+    corpus_cider,
+    sentence_cider,
+)
 from torch_bleu.errors import InputError
 from torch_bleu.metrics.cider.metric import STATE_TYPES
 
@@ -505,8 +513,8 @@ REJECTED_UPDATES = {
     "ids": [
         ((torch.tensor([[5.0, 6.0]]), torch.tensor([[[5, 6]]])), "integer token ids"),
         ((torch.tensor([[5, 6], [7, 8]]), torch.tensor([[[5, 6]]])), "batch sizes differ"),
-        ((torch.tensor([[[5, 6]]]), torch.tensor([[[5, 6]]])), "preds"),
-        ((torch.tensor([[5, 6]]), torch.tensor([[[[5, 6]]]])), "target"),
+        ((torch.tensor([[[5, 6]]]), torch.tensor([[[5, 6]]])), "preds must be 2-D"),
+        ((torch.tensor([[5, 6]]), torch.tensor([[[[5, 6]]]])), "target must be 2-D"),
         ((["5 6"], [["5 6"]]), "ignore_ids applies to rows of token ids"),
     ],
     "strings": [
@@ -576,3 +584,69 @@ def test_update_of_ids_on_cuda_reads_nothing_back() -> None:
     finally:
         torch.cuda.set_sync_debug_mode("default")
     assert metric.compute().item() == pytest.approx(expected_scores("ids", [LIFE_IDS[2]] * 2).mean().item())
+
+
+def large(ids: torch.Tensor) -> torch.Tensor:
+    """Ids past 2 (the words) moved past float32's whole numbers."""
+    return torch.where(ids > 2, ids + LARGE, ids)
+
+
+#: Each rank's batches of ids (0 pads, 2 ends a row; the words past float32's whole numbers), of their own widths
+#: and reference counts.
+DDP_ID_BATCHES = [
+    [
+        (torch.tensor([[5, 6, 0], [7, 2, 5]]), torch.tensor([[[5, 6, 7], [0, 0, 0]], [[7, 5, 2], [6, 6, 0]]])),
+        (torch.tensor([[6, 5, 7, 7, 2]]), torch.tensor([[[6, 5, 7, 0, 0], [5, 5, 2, 6, 0], [0, 0, 0, 0, 0]]])),
+    ],
+    [(torch.tensor([[7, 6, 5, 0], [5, 0, 0, 0]]), torch.tensor([[[7, 6, 0, 0]], [[5, 6, 5, 2]]]))],
+]
+DDP_ID_BATCHES = [[(large(preds), large(target)) for preds, target in rank] for rank in DDP_ID_BATCHES]
+DDP_LATER = (large(torch.tensor([[6, 6, 2]])), large(torch.tensor([[[6, 6, 0]]])))
+#: Which ranks add their batches.
+DDP_ID_CASES = {"both ranks": (0, 1), "rank 0 only": (0,), "rank 1 only": (1,)}
+
+
+def ddp_frequency() -> DocumentFrequency:
+    """A training corpus' document frequencies: the references of every rank, and an image of other words."""
+    batches = [batch for rank in DDP_ID_BATCHES for batch in rank]
+    references = concatenated([*batches, (torch.tensor([[9]]), torch.tensor([[[9, 8 + LARGE]]]))])[1]
+    return cider_document_frequency(references, **ID_OPTIONS)  # type: ignore[arg-type]
+
+
+def _cider_ids_on_rank(rank: int, world_size: int, store: str, out_dir: str) -> None:
+    torch.set_num_threads(1)
+    timeout = timedelta(seconds=60)
+    dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world_size, timeout=timeout)
+    scores = {}
+    for frequency in (None, ddp_frequency()):
+        for case, ranks in DDP_ID_CASES.items():
+            metric = CIDErScore(**ID_OPTIONS, document_frequency=frequency)  # type: ignore[arg-type]
+            for batch in DDP_ID_BATCHES[rank] if rank in ranks else []:
+                metric.update(*batch)
+            scores[case, frequency is not None] = metric.compute().item()
+            if case == "rank 0 only":  # every rank adds an image after a first sync (one had nothing before)
+                metric.update(*DDP_LATER)
+                scores["later", frequency is not None] = metric.compute().item()
+    torch.save(scores, Path(out_dir) / f"rank{rank}.pt")
+    dist.destroy_process_group()
+
+
+@pytest.mark.skipif(not dist.is_available() or not dist.is_gloo_available(), reason="needs gloo")
+def test_ddp_ranks_of_ids_give_the_single_process_score(tmp_path: Path) -> None:
+    """Two gloo ranks adding ids of their own widths and reference counts (or nothing), with the images' own
+    document frequencies or a training corpus': every rank's ``compute()`` scores the images of both at once."""
+    start_method = "fork" if sys.platform.startswith("linux") else "spawn"
+    mp.start_processes(
+        _cider_ids_on_rank, args=(2, str(tmp_path / "store"), str(tmp_path)), nprocs=2, start_method=start_method
+    )
+    seen = [torch.load(tmp_path / f"rank{rank}.pt") for rank in range(2)]
+    frequency = ddp_frequency()
+    cases = {case: [batch for rank in ranks for batch in DDP_ID_BATCHES[rank]] for case, ranks in DDP_ID_CASES.items()}
+    cases["later"] = [*DDP_ID_BATCHES[0], DDP_LATER, DDP_LATER]
+    for case, batches in cases.items():
+        for with_frequency in (False, True):
+            options = {**ID_OPTIONS, "document_frequency": frequency if with_frequency else None}
+            expected = corpus_cider(*concatenated(batches), **options).item()  # type: ignore[arg-type]
+            for rank in range(2):
+                assert seen[rank][case, with_frequency] == pytest.approx(expected, abs=1e-12), (case, rank)
+    assert seen[0]["both ranks", True] != seen[0]["both ranks", False]
