@@ -1,6 +1,9 @@
 """CIDEr-D against pycocoevalcap 1.2's ``Cider().compute_score``: captions of tie-prone vocabularies (2 to 4
 words), empty captions and references, one to many references, long captions; rows of ids equal to their
-strings (ignored ids, EOS, absent references); options and bad input refused with advice.
+strings (ignored ids, EOS, absent references, ``count_eos``), over many updates of their own widths and reference
+counts; options and bad input refused with advice. ``CIDErScore``'s life cycle (forward, clone, merged, saved and
+loaded states, reset; rejected updates change no state), ids on ``meta``, and two gloo ranks (one of them empty, with
+and without a training corpus' document frequencies) scoring as one process.
 
 The default run keeps a few examples of each; ``--slow`` adds more and longer ones.
 """
@@ -11,6 +14,7 @@ import io
 import sys
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -436,7 +440,7 @@ LIFE_IDS = [
     (torch.tensor([[7], [5]]), torch.tensor([[[7, 6], [5, 0], [0, 0]], [[5, 6], [2, 5], [6, 0]]])),
 ]
 LIFE_TEXT = [(["a b c", "b c"], [["a b", "c"], ["b c a"]]), ([""], [["a"]]), (["c a b b"], [["c a", "b b", ""]])]
-LIFE_BATCHES = {"ids": LIFE_IDS, "strings": LIFE_TEXT}
+LIFE_BATCHES: dict[str, list[tuple[Any, Any]]] = {"ids": LIFE_IDS, "strings": LIFE_TEXT}
 
 
 def life_metric(kind: str, updates: int = 2) -> CIDErScore:
@@ -446,7 +450,7 @@ def life_metric(kind: str, updates: int = 2) -> CIDErScore:
     return metric
 
 
-def expected_scores(kind: str, batches: list) -> torch.Tensor:
+def expected_scores(kind: str, batches: list[tuple[Any, Any]]) -> torch.Tensor:
     """``sentence_cider`` of the images of ``batches`` at once."""
     if kind == "ids":
         return sentence_cider(*concatenated(batches), **ID_OPTIONS)  # type: ignore[arg-type]
