@@ -1,15 +1,20 @@
 """CIDEr-D against pycocoevalcap 1.2's ``Cider().compute_score``: captions of tie-prone vocabularies (2 to 4
 words), empty captions and references, one to many references, long captions; rows of ids equal to their
-strings (ignored ids, EOS, absent references); options and bad input refused with advice.
+strings (ignored ids, EOS, absent references, ``count_eos``), over many updates of their own widths and reference
+counts; options and bad input refused with advice. ``CIDErScore``'s life cycle (forward, clone, merged, saved and
+loaded states, reset; rejected updates change no state), ids on ``meta``, and two gloo ranks (one of them empty, with
+and without a training corpus' document frequencies) scoring as one process.
 
 The default run keeps a few examples of each; ``--slow`` adds more and longer ones.
 """
 
 from __future__ import annotations
 
+import io
 import sys
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -18,8 +23,17 @@ import torch.multiprocessing as mp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from torch_bleu import CIDErConfig, CIDErScore, Detokenizer, corpus_cider, sentence_cider
+from torch_bleu import (
+    CIDErConfig,
+    CIDErScore,
+    Detokenizer,
+    DocumentFrequency,
+    cider_document_frequency,
+    corpus_cider,
+    sentence_cider,
+)
 from torch_bleu.errors import InputError
+from torch_bleu.metrics.cider.metric import STATE_TYPES
 
 cider = pytest.importorskip("pycocoevalcap.cider.cider")
 
@@ -298,3 +312,345 @@ def test_ptb_tokenized_raw_captions() -> None:
         sentence_cider(torch.tensor([[1, 2]]), torch.tensor([[[1, 2]]]), tokenize="ptb")
     with pytest.raises(ValueError, match="tokenize takes 'none'"):
         CIDErScore(tokenize="13a")  # type: ignore[arg-type]
+
+
+# --- rows of ids over updates, the metric's life cycle and DDP -------------------------------------------------------
+
+#: The options of rows of ids below: 0 pads (ignored), 2 ends a row.
+ID_OPTIONS: dict[str, object] = {"ignore_ids": [0], "eos_id": 2}
+STATE_NAMES = tuple(STATE_TYPES)
+IdBatch = tuple[torch.Tensor, torch.Tensor]
+
+
+def kept_text(row: list[int], count_eos: bool = False) -> tuple[str, bool]:
+    """A row of ids (0 ignored, 2 its end) as the string it stands for (the EOS a word with ``count_eos``), and
+    whether it has a word before its EOS (else, beside other references, it is absent)."""
+    kept = [token for token in row if token != 0]
+    end = kept.index(2) if 2 in kept else len(kept)
+    words = kept[: end + 1] if count_eos else kept[:end]
+    return " ".join(str(token) for token in words), end > 0
+
+
+def texts_of(preds: torch.Tensor, target: torch.Tensor, count_eos: bool = False) -> tuple[list[str], list[list[str]]]:
+    """Padded ids ``(B, L)`` and ``(B, R, L)`` as strings: of several references, those with no word are absent
+    (all of them: the first counts, as one reference)."""
+    captions = [kept_text(row, count_eos)[0] for row in preds.tolist()]
+    references = []
+    for rows in target.tolist():
+        texts = [kept_text(row, count_eos) for row in rows]
+        references.append([text for text, has_words in texts if has_words] or [texts[0][0]])
+    return captions, references
+
+
+def concatenated(batches: list[IdBatch]) -> IdBatch:
+    """Batches of ids of any widths and reference counts as one, padded with 0 (ignored ids; rows of them are
+    absent references)."""
+    width = max([preds.shape[1] for preds, _ in batches] + [target.shape[2] for _, target in batches])
+    references = max(target.shape[1] for _, target in batches)
+    preds = torch.cat([torch.nn.functional.pad(preds, (0, width - preds.shape[1])) for preds, _ in batches])
+    target = torch.cat(
+        [
+            torch.nn.functional.pad(target, (0, width - target.shape[2], 0, references - target.shape[1]))
+            for _, target in batches
+        ]
+    )
+    return preds, target
+
+
+def states_of(metric: CIDErScore) -> dict[str, list[torch.Tensor]]:
+    """Copies of every state of ``metric`` (each a list of tensors)."""
+    return {name: [value.clone() for value in getattr(metric, name)] for name in STATE_NAMES}
+
+
+def assert_same_states(seen: dict[str, list[torch.Tensor]], expected: dict[str, list[torch.Tensor]]) -> None:
+    assert seen.keys() == expected.keys()
+    for name in expected:
+        assert len(seen[name]) == len(expected[name]), name
+        for value, expected_value in zip(seen[name], expected[name]):
+            assert value.dtype == expected_value.dtype == STATE_TYPES[name], name
+            assert torch.equal(value, expected_value), name
+
+
+def id_rows(width: int) -> st.SearchStrategy[list[int]]:
+    """Rows of ids 0 to 6 (0 ignored, 2 EOS), some of nothing but 0."""
+    return st.one_of(st.lists(st.integers(0, 6), min_size=width, max_size=width), st.just([0] * width))
+
+
+@st.composite
+def id_batches(draw: st.DrawFn) -> IdBatch:
+    """A batch of padded ids: its own number of images and references, and widths of its captions and references."""
+    images, references = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    preds_width, target_width = draw(st.integers(0, 5)), draw(st.integers(0, 5))
+    preds = draw(st.lists(id_rows(preds_width), min_size=images, max_size=images))
+    target = draw(
+        st.lists(
+            st.lists(id_rows(target_width), min_size=references, max_size=references), min_size=images, max_size=images
+        )
+    )
+    return (
+        torch.tensor(preds, dtype=torch.int64).reshape(images, preds_width),
+        torch.tensor(target, dtype=torch.int64).reshape(images, references, target_width),
+    )
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(id_batches(), min_size=1, max_size=4), st.booleans())
+def test_ids_over_updates_as_pycocoevalcap(batches: list[IdBatch], count_eos: bool) -> None:
+    """Batches of ids of their own widths and reference counts, added one by one: ``compute()`` is pycocoevalcap's
+    score of their strings, ``image_scores()`` the functions' scores of all the strings at once."""
+    metric = CIDErScore(**ID_OPTIONS, count_eos=count_eos)  # type: ignore[arg-type]
+    captions: list[str] = []
+    references: list[list[str]] = []
+    for preds, target in batches:
+        metric.update(preds, target)
+        batch_captions, batch_references = texts_of(preds, target, count_eos)
+        captions += batch_captions
+        references += batch_references
+    expected_corpus, expected = reference_scores(captions, references)
+    assert metric.image_scores().tolist() == pytest.approx(sentence_cider(captions, references).tolist(), abs=1e-12)
+    assert metric.image_scores().tolist() == pytest.approx(expected, abs=1e-12)
+    assert metric.compute().item() == pytest.approx(expected_corpus, abs=1e-12)
+    together = corpus_cider(*concatenated(batches), **ID_OPTIONS, count_eos=count_eos)  # type: ignore[arg-type]
+    assert metric.compute().item() == pytest.approx(together.item(), abs=1e-12)
+
+
+def test_counted_eos_as_a_word() -> None:
+    """``count_eos=True``: each row's EOS is one more word of it, as self-critical training writes its sentences;
+    a reference of nothing but EOS and ignored ids is still absent beside others."""
+    preds = torch.tensor([[5, 6, 2, 0], [7, 2, 5, 5], [5, 5, 0, 0]])
+    target = torch.tensor(
+        [[[5, 6, 2, 0], [2, 0, 0, 0], [6, 2, 0, 0]], [[7, 5, 2, 0], [0, 0, 0, 0], [0, 2, 0, 0]], [[2, 0, 0, 0]] * 3]
+    )
+    captions, references = texts_of(preds, target, count_eos=True)
+    assert captions == ["5 6 2", "7 2", "5 5"] and references == [["5 6 2", "6 2"], ["7 5 2"], ["2"]]
+    options = {**ID_OPTIONS, "count_eos": True}
+    expected_corpus, expected = reference_scores(captions, references)
+    assert sentence_cider(preds, target, **options).tolist() == pytest.approx(expected, abs=1e-12)  # type: ignore[arg-type]
+    metric = CIDErScore(**options)  # type: ignore[arg-type]
+    metric.update(preds[:1], target[:1])
+    metric.update(preds[1:2, :2], target[1:2, :2, :3])  # narrower, two references
+    metric.update(preds[2:], target[2:])
+    assert metric.compute().item() == pytest.approx(expected_corpus, abs=1e-12)
+    assert metric.image_scores().tolist() == pytest.approx(expected, abs=1e-12)
+
+
+LIFE_IDS = [
+    (torch.tensor([[5, 6, 0], [7, 2, 5]]), torch.tensor([[[5, 6, 7], [0, 0, 0]], [[7, 5, 2], [6, 6, 0]]])),
+    (torch.tensor([[6, 5, 7, 7, 0]]), torch.tensor([[[6, 5, 7, 0, 0]]])),
+    (torch.tensor([[7], [5]]), torch.tensor([[[7, 6], [5, 0], [0, 0]], [[5, 6], [2, 5], [6, 0]]])),
+]
+LIFE_TEXT = [(["a b c", "b c"], [["a b", "c"], ["b c a"]]), ([""], [["a"]]), (["c a b b"], [["c a", "b b", ""]])]
+LIFE_BATCHES: dict[str, list[tuple[Any, Any]]] = {"ids": LIFE_IDS, "strings": LIFE_TEXT}
+
+
+def life_metric(kind: str, updates: int = 2) -> CIDErScore:
+    metric = CIDErScore(**ID_OPTIONS) if kind == "ids" else CIDErScore()  # type: ignore[arg-type]
+    for preds, target in LIFE_BATCHES[kind][:updates]:
+        metric.update(preds, target)
+    return metric
+
+
+def expected_scores(kind: str, batches: list[tuple[Any, Any]]) -> torch.Tensor:
+    """``sentence_cider`` of the images of ``batches`` at once."""
+    if kind == "ids":
+        return sentence_cider(*concatenated(batches), **ID_OPTIONS)  # type: ignore[arg-type]
+    return sentence_cider([caption for preds, _ in batches for caption in preds], [r for _, t in batches for r in t])
+
+
+@pytest.mark.parametrize("kind", ["ids", "strings"])
+def test_metric_life_cycle(kind: str) -> None:
+    """``forward`` gives the batch's own score and keeps its images; a clone goes on alone; states merged, saved
+    and loaded (when made persistent) score as the images of both; ``reset()`` empties every state."""
+    batches = LIFE_BATCHES[kind]
+    metric = life_metric(kind, updates=0)
+    for index, (preds, target) in enumerate(batches):
+        batch_score = metric(preds, target)
+        assert batch_score.item() == pytest.approx(expected_scores(kind, [batches[index]]).mean().item(), abs=1e-12)
+    every = expected_scores(kind, batches)
+    assert metric.image_scores().tolist() == pytest.approx(every.tolist(), abs=1e-12)
+    assert metric.compute().item() == pytest.approx(every.mean().item(), abs=1e-12)
+
+    first_two, clone = life_metric(kind), life_metric(kind).clone()
+    clone.update(*batches[2])
+    assert_same_states(states_of(first_two), states_of(life_metric(kind)))
+    assert clone.compute().item() == pytest.approx(every.mean().item(), abs=1e-12)
+
+    last = life_metric(kind, updates=0)
+    last.update(*batches[2])
+    last.merge_state(first_two)  # the incoming images first
+    assert_same_states(states_of(last), states_of(metric))
+    assert last.compute().item() == pytest.approx(every.mean().item(), abs=1e-12)
+    assert "tokens" not in first_two.state_dict()  # states are not saved unless asked
+    first_two.persistent(True)
+    buffer = io.BytesIO()
+    torch.save(first_two.state_dict(), buffer)
+    buffer.seek(0)
+    resumed = life_metric(kind, updates=0)
+    resumed.load_state_dict(torch.load(buffer))
+    assert_same_states(states_of(resumed), states_of(first_two))
+    resumed.update(*batches[2])
+    assert resumed.image_scores().tolist() == pytest.approx(every.tolist(), abs=1e-12)
+
+    metric.reset()
+    assert all(getattr(metric, name) == [] for name in STATE_NAMES)
+    metric.update(*batches[2])
+    assert metric.compute().item() == pytest.approx(expected_scores(kind, batches[2:]).mean().item(), abs=1e-12)
+
+
+def test_reset_metric_takes_the_other_kind() -> None:
+    metric = CIDErScore()
+    metric.update(*LIFE_TEXT[0])
+    metric.reset()
+    metric.update(torch.tensor([[5, 6]]), torch.tensor([[[5, 6], [6, 5]]]))
+    assert metric.compute().item() == corpus_cider(["5 6"], [["5 6", "6 5"]]).item()
+
+
+def test_states_of_both_kinds_refused_when_scored() -> None:
+    """Strings merged into a metric of ids (as from a rank given strings) are refused when scored."""
+    ids = life_metric("ids")
+    ids.merge_state(life_metric("strings"))
+    with pytest.raises(InputError, match="give every rank one kind"):
+        ids.compute()
+
+
+REJECTED_UPDATES = {
+    "ids": [
+        ((torch.tensor([[5.0, 6.0]]), torch.tensor([[[5, 6]]])), "integer token ids"),
+        ((torch.tensor([[5, 6], [7, 8]]), torch.tensor([[[5, 6]]])), "batch sizes differ"),
+        ((torch.tensor([[[5, 6]]]), torch.tensor([[[5, 6]]])), "preds must be 2-D"),
+        ((torch.tensor([[5, 6]]), torch.tensor([[[[5, 6]]]])), "target must be 2-D"),
+        ((["5 6"], [["5 6"]]), "ignore_ids applies to rows of token ids"),
+    ],
+    "strings": [
+        ((["a b", "c"], [["a b"]]), "batch sizes differ: 2 != 1"),
+        ((["a b"], [[]]), "every hypothesis needs at least one reference"),
+        ((["a b"], [["a", None]]), "each reference is a string"),
+        ((torch.tensor([[5, 6]]), torch.tensor([[[5, 6]]])), "either strings or rows of ids"),
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("kind", "batch", "message"),
+    [(kind, batch, message) for kind, cases in REJECTED_UPDATES.items() for batch, message in cases],
+)
+def test_rejected_update_keeps_the_states(kind: str, batch: tuple[object, object], message: str) -> None:
+    metric = life_metric(kind)
+    before = states_of(metric)
+    with pytest.raises((ValueError, TypeError), match=message):
+        metric.update(*batch)
+    assert_same_states(states_of(metric), before)
+    assert metric.compute().item() == pytest.approx(expected_scores(kind, LIFE_BATCHES[kind][:2]).mean().item())
+
+
+@pytest.mark.parametrize(
+    ("options", "kept", "refused", "message"),
+    [
+        ({"tokenize": "ptb"}, LIFE_TEXT[0], LIFE_IDS[0], "rows of ids are words already"),
+        (ID_OPTIONS, LIFE_IDS[0], LIFE_TEXT[0], "ignore_ids applies to rows of token ids"),
+        ({"eos_id": 2, "count_eos": True}, LIFE_IDS[0], LIFE_TEXT[0], "eos_id applies to rows of token ids"),
+        ({}, LIFE_IDS[0], LIFE_TEXT[0], "either strings or rows of ids"),
+    ],
+)
+def test_update_refused_by_options_keeps_the_states(
+    options: dict[str, object], kept: tuple[object, object], refused: tuple[object, object], message: str
+) -> None:
+    """Input the options refuse (ids with PTB tokenization, strings with ids' options, strings after ids)."""
+    metric = CIDErScore(**options)  # type: ignore[arg-type]
+    metric.update(*kept)
+    before = states_of(metric)
+    with pytest.raises(InputError, match=message):
+        metric.update(*refused)
+    assert_same_states(states_of(metric), before)
+
+
+def test_update_of_ids_on_meta_keeps_every_state_there() -> None:
+    preds, target = (torch.empty(shape, dtype=torch.int64, device="meta") for shape in ((3, 4), (3, 2, 5)))
+    metric = CIDErScore(**ID_OPTIONS, count_eos=True)  # type: ignore[arg-type]
+    metric.update(preds, target)
+    metric.update(preds[:1, :2], target[:1, :1])
+    assert metric.text == []
+    for name in ("tokens", "widths", "lengths", "present", "is_caption"):
+        assert len(getattr(metric, name)) == 2
+        assert all(value.device.type == "meta" and value.dtype == STATE_TYPES[name] for value in getattr(metric, name))
+    assert metric.tokens[0].shape == (3 * 3 * 5,) and metric.lengths[1].shape == (2,)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_update_of_ids_on_cuda_reads_nothing_back() -> None:
+    preds, target = LIFE_IDS[2]
+    metric = CIDErScore(**ID_OPTIONS)  # type: ignore[arg-type]
+    preds, target = preds.cuda(), target.cuda()
+    metric.update(preds, target)  # the first call may set up constants
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        metric.update(preds, target)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert metric.compute().item() == pytest.approx(expected_scores("ids", [LIFE_IDS[2]] * 2).mean().item())
+
+
+def large(ids: torch.Tensor) -> torch.Tensor:
+    """Ids past 2 (the words) moved past float32's whole numbers."""
+    return torch.where(ids > 2, ids + LARGE, ids)
+
+
+#: Each rank's batches of ids (0 pads, 2 ends a row; the words past float32's whole numbers), of their own widths
+#: and reference counts.
+DDP_ID_BATCHES = [
+    [
+        (torch.tensor([[5, 6, 0], [7, 2, 5]]), torch.tensor([[[5, 6, 7], [0, 0, 0]], [[7, 5, 2], [6, 6, 0]]])),
+        (torch.tensor([[6, 5, 7, 7, 2]]), torch.tensor([[[6, 5, 7, 0, 0], [5, 5, 2, 6, 0], [0, 0, 0, 0, 0]]])),
+    ],
+    [(torch.tensor([[7, 6, 5, 0], [5, 0, 0, 0]]), torch.tensor([[[7, 6, 0, 0]], [[5, 6, 5, 2]]]))],
+]
+DDP_ID_BATCHES = [[(large(preds), large(target)) for preds, target in rank] for rank in DDP_ID_BATCHES]
+DDP_LATER = (large(torch.tensor([[6, 6, 2]])), large(torch.tensor([[[6, 6, 0]]])))
+#: Which ranks add their batches.
+DDP_ID_CASES = {"both ranks": (0, 1), "rank 0 only": (0,), "rank 1 only": (1,)}
+
+
+def ddp_frequency() -> DocumentFrequency:
+    """A training corpus' document frequencies: the references of every rank, and an image of other words."""
+    batches = [batch for rank in DDP_ID_BATCHES for batch in rank]
+    references = concatenated([*batches, (torch.tensor([[9]]), torch.tensor([[[9, 8 + LARGE]]]))])[1]
+    return cider_document_frequency(references, **ID_OPTIONS)  # type: ignore[arg-type]
+
+
+def _cider_ids_on_rank(rank: int, world_size: int, store: str, out_dir: str) -> None:
+    torch.set_num_threads(1)
+    timeout = timedelta(seconds=60)
+    dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world_size, timeout=timeout)
+    scores = {}
+    for frequency in (None, ddp_frequency()):
+        for case, ranks in DDP_ID_CASES.items():
+            metric = CIDErScore(**ID_OPTIONS, document_frequency=frequency)  # type: ignore[arg-type]
+            for batch in DDP_ID_BATCHES[rank] if rank in ranks else []:
+                metric.update(*batch)
+            scores[case, frequency is not None] = metric.compute().item()
+            if case == "rank 0 only":  # every rank adds an image after a first sync (one had nothing before)
+                metric.update(*DDP_LATER)
+                scores["later", frequency is not None] = metric.compute().item()
+    torch.save(scores, Path(out_dir) / f"rank{rank}.pt")
+    dist.destroy_process_group()
+
+
+@pytest.mark.skipif(not dist.is_available() or not dist.is_gloo_available(), reason="needs gloo")
+def test_ddp_ranks_of_ids_give_the_single_process_score(tmp_path: Path) -> None:
+    """Two gloo ranks adding ids of their own widths and reference counts (or nothing), with the images' own
+    document frequencies or a training corpus': every rank's ``compute()`` scores the images of both at once."""
+    start_method = "fork" if sys.platform.startswith("linux") else "spawn"
+    mp.start_processes(
+        _cider_ids_on_rank, args=(2, str(tmp_path / "store"), str(tmp_path)), nprocs=2, start_method=start_method
+    )
+    seen = [torch.load(tmp_path / f"rank{rank}.pt") for rank in range(2)]
+    frequency = ddp_frequency()
+    cases = {case: [batch for rank in ranks for batch in DDP_ID_BATCHES[rank]] for case, ranks in DDP_ID_CASES.items()}
+    cases["later"] = [*DDP_ID_BATCHES[0], DDP_LATER, DDP_LATER]
+    for case, batches in cases.items():
+        for with_frequency in (False, True):
+            options = {**ID_OPTIONS, "document_frequency": frequency if with_frequency else None}
+            expected = corpus_cider(*concatenated(batches), **options).item()  # type: ignore[arg-type]
+            for rank in range(2):
+                assert seen[rank][case, with_frequency] == pytest.approx(expected, abs=1e-12), (case, rank)
+    assert seen[0]["both ranks", True] != seen[0]["both ranks", False]
