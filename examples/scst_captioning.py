@@ -165,7 +165,7 @@ def decode(model: Captioner, features: Tensor, per_image: int = 1, greedy: bool 
 
 
 def cross_entropy_epoch(model: Captioner, optimizer: torch.optim.Optimizer, images: Images) -> None:
-    """One step of teacher forcing on every reference of every image."""
+    """One epoch of teacher forcing: one step on every reference of every image."""
     references = images.references.flatten(0, 1)  # (B * 5, LONGEST)
     features = images.features.repeat_interleave(REFERENCES_PER_IMAGE, dim=0)
     starts = torch.full_like(references[:, :1], len(VOCABULARY))
@@ -201,7 +201,9 @@ def scst_step(
         with torch.no_grad():
             greedy = decode(model, images.features, greedy=True).ids
     samples = decode(model, images.features, samples_per_image)
-    reward = torch_bleu.scst_reward(samples.ids, images.references, frequency, greedy=greedy, eos_id=END)
+    reward = torch_bleu.scst_reward(
+        samples.ids, images.references, frequency, greedy=greedy, eos_id=END, count_eos=True
+    )
     advantages = reward.advantages.to(samples.log_probs.dtype)
     loss = -(advantages[:, None] * samples.log_probs * samples.mask).sum() / samples.mask.sum()
     optimizer.zero_grad()

@@ -86,6 +86,7 @@ def test_the_examples_doctests() -> None:
     assert doctest.testmod(scst_captioning).failed == 0
 
 
+@pytest.mark.slow  # the same check of --device as every example's, in a process of its own
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message given where PyTorch has no CUDA")
 def test_device_cuda_without_cuda_stops_before_any_work() -> None:
     finished = subprocess.run(
