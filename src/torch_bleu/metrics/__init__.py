@@ -4,7 +4,8 @@
 * :mod:`.chrf`: chrF and chrF++ of strings or subword ids;
 * :mod:`.ter`: TER of strings or subword ids (sacrebleu's, its shift search on the host);
 * :mod:`.wer`: WER and CER of strings, ids or subword ids (jiwer's counts);
-* :mod:`.rouge`: ROUGE-N, ROUGE-L and ROUGE-Lsum of strings, ids or subword ids (rouge-score's).
+* :mod:`.rouge`: ROUGE-N, ROUGE-L and ROUGE-Lsum of strings, ids or subword ids (rouge-score's);
+* :mod:`.cider`: CIDEr-D of captions as strings or ids (pycocoevalcap's), and the self-critical reward.
 
 Each has the same rooms: ``config.py`` (its options), ``counting.py`` (input to each sentence's
 statistics, a ``match`` over the kinds of :mod:`torch_bleu.inputs.kinds`), ``score.py``, ``functional.py``
