@@ -206,3 +206,34 @@ def test_reward_bad_shapes(samples: torch.Tensor, greedy: torch.Tensor | None, m
     references = torch.ones((2, 1, 3), dtype=torch.int64)
     with pytest.raises(InputError, match=message):
         scst_reward(samples, references, greedy=greedy)
+
+
+def held_ngrams(references: list[list[list[str]]]) -> dict[tuple[str, ...], int]:
+    """How many images' references hold each n-gram of 1 to 4 words, counted as ``prepro_ngrams.py`` counts."""
+    counts: dict[tuple[str, ...], int] = defaultdict(int)
+    for refs in references:
+        held = {
+            tuple(words[start : start + order])
+            for words in refs
+            for order in range(1, 5)
+            for start in range(len(words) - order + 1)
+        }
+        for ngram in held:
+            counts[ngram] += 1
+    return dict(counts)
+
+
+IMAGES = st.lists(
+    st.lists(st.lists(st.sampled_from(["a", "b", "c"]), max_size=7), min_size=1, max_size=3), min_size=1, max_size=5
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(IMAGES)
+def test_document_frequency_as_prepro_ngrams(images: list[list[list[str]]]) -> None:
+    """Strings and rows of ids count every image's n-grams once, as ``prepro_ngrams.py`` does."""
+    frequency = cider_document_frequency([[" ".join(words) for words in refs] for refs in images])
+    assert dict(frequency.items()) == held_ngrams(images) and frequency.images == len(images)
+    as_ids = [[torch.tensor([ord(word) for word in words], dtype=torch.int64) for words in refs] for refs in images]
+    as_id_words = [[[str(ord(word)) for word in words] for words in refs] for refs in images]
+    assert dict(cider_document_frequency(as_ids).items()) == held_ngrams(as_id_words)

@@ -50,6 +50,16 @@ class Vocabulary:
     def __len__(self) -> int:
         return len(self._ids)
 
+    def words(self) -> list[str]:
+        """Every word numbered so far, in the order of their ids.
+
+        Example:
+            >>> vocab = Vocabulary()
+            >>> vocab.ids(["b", "a", "b"], 3).tolist(), vocab.words()
+            ([0, 1, 0], ['b', 'a'])
+        """
+        return list(self._ids)
+
     def encode(self, sentences: Iterable[Sequence[str]]) -> TokenStream:
         """Ids of the words of every sentence, as one :class:`TokenStream`."""
         sentences = list(sentences)

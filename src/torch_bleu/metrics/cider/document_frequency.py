@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -29,6 +29,9 @@ from torch import Tensor
 
 from ...errors import InputError
 from .consensus import ORDERS
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 #: Ids up to this many are numbered through a dense table (8 bytes per id up to the largest id of the table).
 DENSE_IDS = 1 << 22
@@ -55,28 +58,47 @@ class DocumentFrequency:
     """
 
     def __init__(self, counts: Mapping[tuple[str, ...], float], images: int) -> None:
-        if isinstance(images, bool) or not isinstance(images, (int, np.integer)) or images < 1:
-            raise InputError(f"images must be a positive integer (the corpus' number of images), got {images!r}")
-        self.images = int(images)
         full = _with_prefixes(counts)
-        self.words: tuple[str, ...] = tuple(sorted({ngram[-1] for ngram in full}))
-        number = {word: index for index, word in enumerate(self.words)}
-        self._word_numbers = number
+        words = tuple(sorted({ngram[-1] for ngram in full}))
+        number = {word: index for index, word in enumerate(words)}
         keys: list[np.ndarray] = []
         frequencies: list[np.ndarray] = []
         previous: dict[tuple[str, ...], int] = {}
         for order in range(1, ORDERS + 1):
             ngrams = [ngram for ngram in full if len(ngram) == order]
             order_keys = np.array(
-                [(previous[ngram[:-1]] if order > 1 else 0) * len(self.words) + number[ngram[-1]] for ngram in ngrams],
+                [(previous[ngram[:-1]] if order > 1 else 0) * len(words) + number[ngram[-1]] for ngram in ngrams],
                 dtype=np.int64,
             )
             sorting = np.argsort(order_keys, kind="stable")
             keys.append(order_keys[sorting])
             frequencies.append(np.array([full[ngrams[index]] for index in sorting], dtype=np.int64))
             previous = {ngrams[index]: place for place, index in enumerate(sorting)}
-        self._keys = tuple(keys)
-        self._counts = tuple(frequencies)
+        self._hold(words, keys, frequencies, images)
+
+    @classmethod
+    def of_trie(cls, words: tuple[str, ...], keys: list[np.ndarray], counts: list[np.ndarray], images: int) -> Self:
+        """The table of a trie counted already: ``words`` sorted, and per order its sorted int64 keys (module
+        docstring) and their document frequencies.
+
+        Example:
+            >>> frequency = DocumentFrequency.of_trie(("a", "b"), [np.array([0, 1]), np.array([1])] + [np.zeros(0)] * 2,
+            ...                                       [np.array([2, 1]), np.array([1])] + [np.zeros(0)] * 2, images=2)
+            >>> frequency[("a", "b")], frequency[("b",)]
+            (1, 1)
+        """
+        table = cls.__new__(cls)
+        table._hold(words, keys, counts, images)
+        return table
+
+    def _hold(self, words: tuple[str, ...], keys: list[np.ndarray], counts: list[np.ndarray], images: int) -> None:
+        if isinstance(images, bool) or not isinstance(images, (int, np.integer)) or images < 1:
+            raise InputError(f"images must be a positive integer (the corpus' number of images), got {images!r}")
+        self.images = int(images)
+        self.words: tuple[str, ...] = words
+        self._word_numbers = {word: index for index, word in enumerate(words)}
+        self._keys = tuple(np.asarray(order_keys, dtype=np.int64) for order_keys in keys)
+        self._counts = tuple(np.asarray(order_counts, dtype=np.int64) for order_counts in counts)
         self._on_device: dict[torch.device, tuple[Tensor, ...]] = {}
 
     @classmethod

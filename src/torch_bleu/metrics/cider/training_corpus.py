@@ -3,14 +3,17 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-from typing import Any
+import itertools
+from typing import Any, NamedTuple
 
+import numpy as np
 from torch import Tensor
 
+from ...arrays import to_host
 from ...errors import InputError
 from ...inputs.ids import token_batch
 from ...inputs.kinds import TokenIds
+from ...text.vocabulary import Vocabulary
 from ...threads import within_cpu_share
 from .config import CaptionTokenizer, CIDErConfig
 from .consensus import ORDERS
@@ -53,18 +56,66 @@ def cider_document_frequency(
         texts = [[refs] if isinstance(refs, str) else list(refs) for refs in references]
         if tokenize == "ptb":
             texts = ptb_tokenized([""] * len(texts), texts)[1]
-        sentences = [[ref.split() for ref in refs] for refs in texts]
+        sentences = _text_sentences(texts)
     else:
         sentences = _id_sentences(references, config)
-    counts: dict[tuple[str, ...], int] = defaultdict(int)
-    for image in sentences:
-        held: set[tuple[str, ...]] = set()
-        for sentence in image:
-            for order in range(1, ORDERS + 1):
-                held.update(tuple(sentence[start : start + order]) for start in range(len(sentence) - order + 1))
-        for ngram in held:
-            counts[ngram] += 1
-    return DocumentFrequency(counts, images)
+    return _counted(sentences, images)
+
+
+class _Sentences(NamedTuple):
+    """References as word numbers end to end, and each word's string.
+
+    Attributes:
+        words: ``(T,)`` int64, each word's number (``0 .. V - 1``).
+        lengths: ``(S,)`` int64, the words of each sentence.
+        image: ``(S,)`` int64, the image each sentence is a reference of.
+        vocabulary: the ``V`` words, by number.
+    """
+
+    words: np.ndarray
+    lengths: np.ndarray
+    image: np.ndarray
+    vocabulary: list[str]
+
+
+def _counted(sentences: _Sentences, images: int) -> DocumentFrequency:
+    """The trie of every n-gram of 1 to 4 words, and the number of images whose references hold each.
+
+    Words are numbered in the order of their strings; an n-gram of ``n`` words is keyed by its first ``n - 1``
+    words' place among the keys of that order and its last word's number, and the sorted distinct keys of each
+    order are its keys (:class:`~.document_frequency.DocumentFrequency`).
+    """
+    size = len(sentences.vocabulary)
+    by_string = sorted(range(size), key=sentences.vocabulary.__getitem__)
+    number = np.empty(size, dtype=np.int64)
+    number[by_string] = np.arange(size)
+    words = number[sentences.words]
+    lengths = sentences.lengths
+    starts = np.cumsum(lengths) - lengths
+    words_left = np.repeat(starts + lengths, lengths) - np.arange(words.shape[0])
+    image = np.repeat(sentences.image, lengths)
+    keys, counts = [], []
+    prefix = np.zeros_like(words)
+    for order in range(ORDERS):
+        valid = np.flatnonzero(words_left > order)
+        key = prefix[valid] * size + words[valid + order]
+        order_keys, place = np.unique(key, return_inverse=True)
+        held = np.unique(place.reshape(-1) * images + image[valid])  # each image once per n-gram
+        keys.append(order_keys)
+        counts.append(np.bincount(held // images, minlength=order_keys.shape[0]))
+        prefix = np.full_like(words, -1)
+        prefix[valid] = place.reshape(-1)
+    return DocumentFrequency.of_trie(tuple(sentences.vocabulary[index] for index in by_string), keys, counts, images)
+
+
+def _text_sentences(texts: list[list[str]]) -> _Sentences:
+    """Reference strings (per image) split on whitespace, their words numbered as first seen."""
+    split = [ref.split() for refs in texts for ref in refs]
+    vocabulary = Vocabulary()
+    lengths = np.fromiter(map(len, split), dtype=np.int64, count=len(split))
+    words = vocabulary.ids(itertools.chain.from_iterable(split), int(lengths.sum()))
+    image = np.repeat(np.arange(len(texts)), [len(refs) for refs in texts])
+    return _Sentences(words, lengths, image, vocabulary.words())
 
 
 def _holds_strings(references: Any) -> bool:
@@ -74,13 +125,16 @@ def _holds_strings(references: Any) -> bool:
     )
 
 
-def _id_sentences(references: Any, config: CIDErConfig) -> list[list[list[str]]]:
-    """Each image's references that count, as their kept ids written ``str(id)``."""
+def _id_sentences(references: Any, config: CIDErConfig) -> _Sentences:
+    """Each image's references that count, their kept ids numbered, each id the word ``str(id)``."""
     captions = references[:, 0] if isinstance(references, Tensor) else [refs[0] for refs in references]
     counted = id_captions(TokenIds(token_batch(captions, references), config), config)
-    rows = counted.present.shape[1]
-    words, lengths, present = (part.cpu().tolist() for part in (counted.words, counted.lengths, counted.present))
-    return [
-        [[str(word) for word in image_words[row][: image_lengths[row]]] for row in range(rows) if image_present[row]]
-        for image_words, image_lengths, image_present in zip(words, lengths, present)
-    ]
+    slots = counted.present.shape[1]
+    tokens = to_host(counted.words[:, :slots])
+    lengths = to_host(counted.lengths[:, :slots]) * to_host(counted.present)
+    kept = np.arange(tokens.shape[-1]) < lengths[..., None]
+    ids, words = np.unique(tokens[kept], return_inverse=True)
+    image = np.repeat(np.arange(tokens.shape[0]), slots)
+    return _Sentences(
+        words.reshape(-1).astype(np.int64), lengths.reshape(-1), image, [str(id_) for id_ in ids.tolist()]
+    )
