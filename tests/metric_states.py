@@ -25,3 +25,14 @@ def assert_same(metric, expected) -> None:
                 assert torch.equal(torch.cat(got[name]), torch.cat(want[name])), name
         else:
             assert torch.equal(got[name], want[name]), name
+
+
+def assert_collection_as_alone(collection, bleu, wer) -> None:
+    """A ``MetricCollection`` of two ``BLEUScore`` ``a`` and ``b`` and a ``WERScore`` ``c`` that saw the same
+    batches as ``bleu`` and ``wer`` (updated alone, in one batch): the BLEU pair shares one compute group, whose
+    states are ``bleu``'s, and every metric computes as its lone twin."""
+    assert collection.compute_groups == {0: ["a", "b"], 1: ["c"]}
+    assert_same(collection["b"], bleu)  # a copy of the group's states, taken before any compute
+    values = collection.compute()
+    assert values["a"] == values["b"] == bleu.compute()
+    assert values["c"] == wer.compute()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 from hypothesis import strategies as st
 
@@ -122,3 +124,37 @@ def chrf_options(min_char_order: int = 1) -> st.SearchStrategy[dict]:
             "lowercase": st.booleans(),
         }
     ).filter(lambda options: options["char_order"] + options["word_order"] > 0)
+
+
+@st.composite
+def caption_corpora(
+    draw: st.DrawFn,
+    longest: int = 8,
+    images: tuple[int, int] = (1, 6),
+    references: int = 5,
+    shortest: int = 0,
+    empty_words: bool = False,
+) -> tuple[list[str], list[list[str]]]:
+    """Images of a 2- to 4-word vocabulary (n-grams repeat and clip, lengths tie), each with a caption and one to
+    ``references`` references, of ``shortest`` to ``longest`` words; with ``empty_words``, some corpora have
+    empty words among their words (double spaces, spaces at either end)."""
+    vocabulary = ["a", "b", "c", "dog"][: draw(st.integers(2, 4))]
+    words = st.sampled_from(vocabulary)
+    if empty_words and draw(st.booleans()):
+        words = words | st.just("")
+    sentences = st.lists(words, min_size=shortest, max_size=longest).map(" ".join)
+    count = draw(st.integers(*images))
+    captions = draw(st.lists(sentences, min_size=count, max_size=count))
+    refs = draw(st.lists(st.lists(sentences, min_size=1, max_size=references), min_size=count, max_size=count))
+    return captions, refs
+
+
+def seeded_captions(seed: int, words: list[str], longest: int) -> Callable[[], str]:
+    """Captions of ``words``, 0 to ``longest`` of them, drawn by a generator seeded with ``seed``."""
+    generator = torch.Generator().manual_seed(seed)
+
+    def caption() -> str:
+        length = int(torch.randint(0, longest + 1, (), generator=generator))
+        return " ".join(words[int(i)] for i in torch.randint(0, len(words), (length,), generator=generator))
+
+    return caption

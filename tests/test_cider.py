@@ -22,6 +22,8 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import as_words
+from strategies import caption_corpora, seeded_captions
 
 from torch_bleu import (
     CIDErConfig,
@@ -60,43 +62,21 @@ def assert_as_pycocoevalcap(captions: list[str], references: list[list[str]], **
     assert corpus.item() == pytest.approx(expected_corpus, abs=1e-12, rel=1e-12)
 
 
-def captions_of(vocabulary: list[str], longest: int) -> st.SearchStrategy[str]:
-    return st.lists(st.sampled_from(vocabulary), max_size=longest).map(" ".join)
-
-
-@st.composite
-def corpora(draw: st.DrawFn, longest: int = 8) -> tuple[list[str], list[list[str]]]:
-    """Images of a 2- to 4-word vocabulary (many ties, shared n-grams, n-grams in every image), each with a
-    caption and one to five references, any of them empty."""
-    vocabulary = ["a", "b", "c", "dog"][: draw(st.integers(2, 4))]
-    sentences = captions_of(vocabulary, longest)
-    images = draw(st.integers(1, 6))
-    captions = draw(st.lists(sentences, min_size=images, max_size=images))
-    references = draw(st.lists(st.lists(sentences, min_size=1, max_size=5), min_size=images, max_size=images))
-    return captions, references
-
-
 @settings(max_examples=400, deadline=None)
-@given(corpora())
+@given(caption_corpora())
 def test_as_pycocoevalcap(corpus: tuple[list[str], list[list[str]]]) -> None:
     assert_as_pycocoevalcap(*corpus)
 
 
 @settings(max_examples=100, deadline=None)
-@given(corpora(), st.sampled_from([0.5, 1, 20.0]))
+@given(caption_corpora(), st.sampled_from([0.5, 1, 20.0]))
 def test_sigma_as_pycocoevalcap(corpus: tuple[list[str], list[list[str]]], sigma: float) -> None:
     assert_as_pycocoevalcap(*corpus, sigma=sigma)
 
 
 @pytest.mark.parametrize("longest", [60, pytest.param(400, marks=pytest.mark.slow)])
 def test_long_captions(longest: int) -> None:
-    words = ["a", "b", "c", "d", "e", "f"]
-    generator = torch.Generator().manual_seed(longest)
-
-    def caption() -> str:
-        length = int(torch.randint(0, longest + 1, (), generator=generator))
-        return " ".join(words[int(i)] for i in torch.randint(0, len(words), (length,), generator=generator))
-
+    caption = seeded_captions(longest, ["a", "b", "c", "d", "e", "f"], longest)
     captions = [caption() for _ in range(20)]
     references = [[caption() for _ in range(1 + image % 5)] for image in range(20)]
     assert_as_pycocoevalcap(captions, references)
@@ -105,12 +85,7 @@ def test_long_captions(longest: int) -> None:
 @pytest.mark.parametrize("images", [200, pytest.param(2000, marks=pytest.mark.slow)])
 def test_many_images(images: int) -> None:
     """A corpus the size of a validation split's slice: 50 words, five references per image."""
-    generator = torch.Generator().manual_seed(images)
-
-    def caption() -> str:
-        length = int(torch.randint(0, 16, (), generator=generator))
-        return " ".join(f"w{int(i)}" for i in torch.randint(0, 50, (length,), generator=generator))
-
+    caption = seeded_captions(images, [f"w{number}" for number in range(50)], 15)
     assert_as_pycocoevalcap([caption() for _ in range(images)], [[caption() for _ in range(5)] for _ in range(images)])
 
 
@@ -125,15 +100,6 @@ def test_whitespace_and_edges() -> None:
 def test_no_image() -> None:
     assert sentence_cider([], []).shape == (0,)
     assert corpus_cider([], []).item() == 0.0
-
-
-def words_of(rows: torch.Tensor, eos: int) -> list[str]:
-    """The strings rows of ids stand for: ids 1 and 2 ignored, each row cut at ``eos``."""
-    texts = []
-    for row in rows.tolist():
-        kept = row[: row.index(eos)] if eos in row else row
-        texts.append(" ".join(str(token) for token in kept if token not in (1, 2)))
-    return texts
 
 
 @settings(max_examples=200, deadline=None)
@@ -157,8 +123,8 @@ def test_ids_as_strings(data: st.DataObject) -> None:
         ),
         dtype=torch.int64,
     ).reshape(batch, references, width)
-    captions = words_of(preds, 3)
-    ref_texts = [words_of(rows, 3) for rows in target]
+    captions = [as_words(row, {1, 2}, 3) for row in preds.tolist()]
+    ref_texts = [[as_words(row, {1, 2}, 3) for row in rows] for rows in target.tolist()]
     if references > 1:
         ref_texts = [[text for text in texts if text] or [""] for texts in ref_texts]
     options = {"ignore_ids": [1, 2], "eos_id": 3}

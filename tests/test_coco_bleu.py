@@ -12,7 +12,8 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import ragged_corpora
+from oracles import as_words
+from strategies import caption_corpora, ragged_corpora, seeded_captions
 
 from torch_bleu import (
     BLEUConfig,
@@ -53,30 +54,14 @@ def assert_as_pycocoevalcap(captions: list[str], references: list[list[str]], or
     assert per_image == pytest.approx([row[-1] for row in expected], abs=1e-12, rel=1e-12)
 
 
-def captions_of(vocabulary: list[str], longest: int) -> st.SearchStrategy[str]:
-    return st.lists(st.sampled_from(vocabulary), max_size=longest).map(" ".join)
-
-
-@st.composite
-def corpora(draw: st.DrawFn, longest: int = 8) -> Corpus:
-    """Images of a 2- to 4-word vocabulary (n-grams repeat and clip, lengths tie), each with a caption and one to
-    five references, any of them empty."""
-    vocabulary = ["a", "b", "c", "dog"][: draw(st.integers(2, 4))]
-    sentences = captions_of(vocabulary, longest)
-    images = draw(st.integers(1, 6))
-    captions = draw(st.lists(sentences, min_size=images, max_size=images))
-    references = draw(st.lists(st.lists(sentences, min_size=1, max_size=5), min_size=images, max_size=images))
-    return captions, references
-
-
 @settings(max_examples=400, deadline=None)
-@given(corpora())
+@given(caption_corpora())
 def test_as_pycocoevalcap(corpus: Corpus) -> None:
     assert_as_pycocoevalcap(*corpus)
 
 
 @settings(max_examples=100, deadline=None)
-@given(corpora(), st.integers(1, 3))
+@given(caption_corpora(), st.integers(1, 3))
 def test_other_orders_as_pycocoevalcap(corpus: Corpus, orders: int) -> None:
     """``Bleu(n)`` for other ``n`` is ``max_order=n`` (past 4, pycocoevalcap fails, and ``max_order`` is refused)."""
     assert_as_pycocoevalcap(*corpus, orders=orders)
@@ -84,13 +69,7 @@ def test_other_orders_as_pycocoevalcap(corpus: Corpus, orders: int) -> None:
 
 @pytest.mark.parametrize("longest", [60, pytest.param(400, marks=pytest.mark.slow)])
 def test_long_captions(longest: int) -> None:
-    words = ["a", "b", "c", "d"]
-    generator = torch.Generator().manual_seed(longest)
-
-    def caption() -> str:
-        length = int(torch.randint(0, longest + 1, (), generator=generator))
-        return " ".join(words[int(i)] for i in torch.randint(0, len(words), (length,), generator=generator))
-
+    caption = seeded_captions(longest, ["a", "b", "c", "d"], longest)
     captions = [caption() for _ in range(20)]
     assert_as_pycocoevalcap(captions, [[caption() for _ in range(1 + image % 5)] for image in range(20)])
 
@@ -98,12 +77,7 @@ def test_long_captions(longest: int) -> None:
 @pytest.mark.parametrize("images", [300, pytest.param(5000, marks=pytest.mark.slow)])
 def test_many_images(images: int) -> None:
     """A validation split's worth: 50 words, five references per image."""
-    generator = torch.Generator().manual_seed(images)
-
-    def caption() -> str:
-        length = int(torch.randint(0, 16, (), generator=generator))
-        return " ".join(f"w{int(i)}" for i in torch.randint(0, 50, (length,), generator=generator))
-
+    caption = seeded_captions(images, [f"w{number}" for number in range(50)], 15)
     assert_as_pycocoevalcap([caption() for _ in range(images)], [[caption() for _ in range(5)] for _ in range(images)])
 
 
@@ -135,15 +109,6 @@ def test_no_image() -> None:
     assert bleu_by_order([], [], convention="coco").corpus.tolist() == [0.0] * 4
 
 
-def words_of(rows: torch.Tensor, eos: int) -> list[str]:
-    """The strings rows of ids stand for: ids 1 and 2 ignored, each row cut at ``eos``."""
-    texts = []
-    for row in rows.tolist():
-        kept = row[: row.index(eos)] if eos in row else row
-        texts.append(" ".join(str(token) for token in kept if token not in (1, 2)))
-    return texts
-
-
 @settings(max_examples=100, deadline=None)
 @given(st.data())
 def test_ids_as_strings(data: st.DataObject) -> None:
@@ -158,8 +123,8 @@ def test_ids_as_strings(data: st.DataObject) -> None:
         dtype=torch.int64,
     )
     preds, target = preds.reshape(batch, width), target.reshape(batch, references, width)
-    captions = words_of(preds, 3)
-    ref_texts = [words_of(group, 3) for group in target]
+    captions = [as_words(row, {1, 2}, 3) for row in preds.tolist()]
+    ref_texts = [[as_words(row, {1, 2}, 3) for row in group] for group in target.tolist()]
     if references > 1:
         ref_texts = [[text for text in texts if text] or [""] for texts in ref_texts]
     options = {"ignore_ids": [1, 2], "eos_id": 3, "convention": "coco"}

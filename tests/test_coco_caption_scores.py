@@ -9,6 +9,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import caption_corpora
 
 from torch_bleu import coco_caption_scores
 from torch_bleu.errors import InputError
@@ -47,14 +48,9 @@ def assert_as_coco(captions: list[str], references: list[list[str]]) -> None:
         assert scores.images[name].tolist() == pytest.approx(expected_images[name], abs=1e-12, rel=1e-12), name
 
 
-@st.composite
-def corpora(draw: st.DrawFn) -> tuple[list[str], list[list[str]]]:
-    vocabulary = ["a", "b", "c", "dog"][: draw(st.integers(2, 4))]
-    sentences = st.lists(st.sampled_from(vocabulary), min_size=1, max_size=9).map(" ".join)
-    images = draw(st.integers(2, 5))
-    captions = draw(st.lists(sentences, min_size=images, max_size=images))
-    references = draw(st.lists(st.lists(sentences, min_size=1, max_size=4), min_size=images, max_size=images))
-    return captions, references
+def corpora() -> st.SearchStrategy[tuple[list[str], list[list[str]]]]:
+    """Two to five images of one to nine words each (no empty caption or reference: rows of ids hold them)."""
+    return caption_corpora(9, images=(2, 5), references=4, shortest=1)
 
 
 @settings(max_examples=60, deadline=None)

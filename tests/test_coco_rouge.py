@@ -14,6 +14,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import caption_corpora
 
 from torch_bleu import ROUGEConfig, ROUGEScore, arrays, corpus_rouge, pairwise_rouge, sentence_rouge
 
@@ -55,17 +56,10 @@ def assert_as_pycocoevalcap(captions: list[str], references: list[list[str]]) ->
     assert corpus["rougeL_fmeasure"].item() == pytest.approx(expected_corpus, abs=1e-12, rel=1e-12)
 
 
-@st.composite
-def corpora(draw: st.DrawFn, longest: int = 8) -> tuple[list[str], list[list[str]]]:
+def corpora(longest: int = 8) -> st.SearchStrategy[tuple[list[str], list[list[str]]]]:
     """Images of a 2- to 4-word vocabulary (many ties), each with a caption and one to five references, any
     of them empty; empty words among the words make double spaces and spaces at either end."""
-    vocabulary = ["a", "b", "c", "dog"][: draw(st.integers(2, 4))]
-    words = st.sampled_from(vocabulary) | st.just("") if draw(st.booleans()) else st.sampled_from(vocabulary)
-    sentences = st.lists(words, max_size=longest).map(" ".join)
-    images = draw(st.integers(1, 6))
-    captions = draw(st.lists(sentences, min_size=images, max_size=images))
-    references = draw(st.lists(st.lists(sentences, min_size=1, max_size=5), min_size=images, max_size=images))
-    return captions, references
+    return caption_corpora(longest, empty_words=True)
 
 
 @settings(max_examples=300, deadline=None)

@@ -187,15 +187,20 @@ def test_many_kernels_equal_pytorch_operations(monkeypatch, seed, small):
 # --- ROUGE through the kernels against rouge-score ---------------------------------------------------
 
 
+def assert_sentences_as_rouge_score(preds: torch.Tensor, target: torch.Tensor) -> dict[str, torch.Tensor]:
+    """Each sentence's ROUGE of the ids equals rouge-score's of their texts; returns the scores."""
+    sentences = sentence_rouge(preds, target, rouge_types=TYPES, **IDS)
+    hypotheses, references = texts_of(preds, target)
+    assert {key: values.tolist() for key, values in sentences.items()} == expected_scores(hypotheses, references)
+    return sentences
+
+
 @settings(max_examples=16, deadline=None, suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32 - 1))
 def test_ids_score_as_rouge_score(triton_kernels, seed):
     rng = random.Random(seed)
     preds, target = random_ids(rng, rng.randint(1, 3), rng.randint(1, 2), rng.randint(0, 11), rng.randint(2, 3))
-    hypotheses, references = texts_of(preds, target)
-    expected = expected_scores(hypotheses, references)
-    got = sentence_rouge(preds, target, rouge_types=TYPES, **IDS)
-    assert {key: values.tolist() for key, values in got.items()} == expected
+    assert_sentences_as_rouge_score(preds, target)
     assert triton_kernels["triton_lcs_lengths"] and triton_kernels["triton_union_lcs_marks"]
 
 
@@ -203,9 +208,7 @@ def test_metric_and_corpus_scores(triton_kernels, small_tiles):
     rng = random.Random(5)
     preds, target = random_ids(rng, 4, 2, 12, 3)
     preds[0], target[1] = PAD, PAD  # an empty prediction; empty references
-    hypotheses, references = texts_of(preds, target)
-    sentences = sentence_rouge(preds, target, rouge_types=TYPES, **IDS)
-    assert {key: values.tolist() for key, values in sentences.items()} == expected_scores(hypotheses, references)
+    sentences = assert_sentences_as_rouge_score(preds, target)
     metric = ROUGEScore(rouge_types=TYPES, **IDS)
     metric.update(preds[:2], target[:2])
     metric.update(preds[2:], target[2:])
@@ -218,9 +221,7 @@ def test_metric_and_corpus_scores(triton_kernels, small_tiles):
 def test_empty_and_one_word_texts(triton_kernels):
     preds = torch.tensor([[PAD, PAD], [3, PAD], [SEP, SEP], [3, SEP]])
     target = torch.tensor([[[PAD, PAD, PAD]], [[PAD, PAD, PAD]], [[3, SEP, 3]], [[SEP, 3, 3]]])
-    hypotheses, references = texts_of(preds, target)
-    got = sentence_rouge(preds, target, rouge_types=TYPES, **IDS)
-    assert {key: values.tolist() for key, values in got.items()} == expected_scores(hypotheses, references)
+    assert_sentences_as_rouge_score(preds, target)
 
 
 @pytest.mark.slow
@@ -229,9 +230,7 @@ def test_empty_and_one_word_texts(triton_kernels):
 def test_many_ids_score_as_rouge_score(triton_kernels, seed):
     rng = random.Random(seed)
     preds, target = random_ids(rng, rng.randint(1, 6), rng.randint(1, 3), rng.randint(0, 24), rng.randint(2, 4))
-    hypotheses, references = texts_of(preds, target)
-    got = sentence_rouge(preds, target, rouge_types=TYPES, **IDS)
-    assert {key: values.tolist() for key, values in got.items()} == expected_scores(hypotheses, references)
+    assert_sentences_as_rouge_score(preds, target)
 
 
 # --- pairwise ROUGE --------------------------------------------------------------------------------------
