@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from typing import Any, Literal, NamedTuple
 
-import numpy as np
 import torch
 from torch import Tensor
 
 from .errors import InputError
+from .inputs.batch import TokenBatch
+from .inputs.strings import words_batch
 from .metrics.bleu.functional import bleu_by_order
 from .metrics.cider.counting import ptb_tokenized
 from .metrics.cider.functional import sentence_cider
 from .metrics.rouge.functional import sentence_rouge
-from .text.lines import tokenized_lines
 from .threads import within_cpu_share
 
 #: The scores, named as ``COCOEvalCap.eval`` names them, METEOR and SPICE aside (they run Java models).
@@ -98,7 +98,7 @@ def _ptb_tokenized(preds: Any, target: Any) -> tuple[list[str], list[list[str]]]
 
 def _numbered_once(preds: Any, target: Any) -> tuple[Tensor, Tensor] | None:
     """Captions and references of strings as rows of word ids ``1, 2, ...`` padded with 0, the words numbered
-    once for the three scorers (:func:`~torch_bleu.text.lines.tokenized_lines`); ``None`` where rows of ids
+    once for the three scorers (:func:`~torch_bleu.inputs.strings.words_batch`); ``None`` where rows of ids
     would not score as the strings: ids given, an empty reference (a row of padding is an absent reference),
     or whitespace other than single spaces between words (ROUGE-L splits on single spaces).
     """
@@ -112,20 +112,11 @@ def _numbered_once(preds: Any, target: Any) -> tuple[Tensor, Tensor] | None:
         for refs in references
     ):
         return None
-    lines = [*preds, *(ref for refs in references for ref in refs)]
-    if any(" ".join(line.split()) != line for line in lines):
+    if any(" ".join(line.split()) != line for line in [*preds, *(ref for refs in references for ref in refs)]):
         return None
-    words = tokenized_lines(lines, "none")
-    counts = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
-    width = int(words.lengths.max(initial=0))
-    rows = np.zeros((len(lines), width), dtype=np.int64)
-    row = np.repeat(np.arange(len(lines)), words.lengths)
-    column = np.arange(words.ids.shape[0]) - np.repeat(np.cumsum(words.lengths) - words.lengths, words.lengths)
-    rows[row, column] = words.ids + 1
-    images = len(preds)
-    slots = int(counts.max())
-    padded = np.zeros((images, slots, width), dtype=np.int64)
-    image = np.repeat(np.arange(images), counts)
-    slot = np.arange(image.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts)
-    padded[image, slot] = rows[images:]
-    return torch.from_numpy(rows[:images]), torch.from_numpy(padded)
+    batch = words_batch(list(preds), [list(refs) for refs in references], "none", False, torch.device("cpu"))
+    assert isinstance(batch, TokenBatch) and batch.row_lengths is not None  # a device gives padded rows
+    rows = torch.cat([batch.preds[:, None], batch.target], dim=1)
+    words = torch.arange(rows.shape[-1]) < batch.row_lengths[..., None]
+    rows = torch.where(words, rows + 1, 0)  # the words from 1, padding and absent slots 0
+    return rows[:, 0], rows[:, 1:]
