@@ -12,6 +12,9 @@ a caption of its own with words changed.
   outside the timing), as its ``CiderD`` scores them.
 * ``COCO val``: 5,000 images x 5 references, tokenized captions: :func:`torch_bleu.coco_caption_scores`
   (``tokenize="none"``) against pycocoevalcap's ``Bleu(4)``, ``Rouge`` and ``Cider`` one after the other.
+* ``CIDErScore, batches of 8 / 32 / 5000``: a validation loop's ``update()`` per batch and ``compute()`` at the
+  end, from ids (ending in the end token, on ``--device``) and from strings, against pycocoevalcap's ``Cider``
+  on the strings the loop collects.
 
 Ratios are of medians from one run.
 """
@@ -148,6 +151,51 @@ def _coco(args: argparse.Namespace, device: torch.device, table: Table, figures:
     _rows("COCO val", f"COCO val ({images} images x 5 references)", runs, seconds, results, table, figures)
 
 
+def _cider_batches(args: argparse.Namespace, device: torch.device, table: Table, figures: list[dict]) -> None:
+    """``CIDErScore`` updated batch after batch (strings on the host; ids on ``device``), then computed, against
+    pycocoevalcap's ``Cider`` on the strings the loop collects."""
+    from pycocoevalcap.cider.cider import Cider
+
+    generator = np.random.default_rng(2)
+    images = 100 if args.quick else 5000
+    corpus = _captions(generator, images, 6)
+    captions = [" ".join(map(str, rows[0])) for rows in corpus]
+    references = [[" ".join(map(str, row)) for row in rows[1:]] for rows in corpus]
+    caption_ids = _padded([rows[0] for rows in corpus]).to(device)
+    reference_ids = torch.stack([_padded(rows[1:]) for rows in corpus]).to(device)
+
+    def pycocoevalcap() -> float:
+        gts = dict(enumerate(references))
+        return float(Cider().compute_score(gts, {image: [caption] for image, caption in enumerate(captions)})[0])
+
+    for batch in (8, 32, None):
+        size = batch or images
+        ids = _updated(lambda: torch_bleu.CIDErScore(eos_id=END).to(device), caption_ids, reference_ids, size)
+        strings = _updated(torch_bleu.CIDErScore, captions, references, size)
+        runs = {
+            f"torch-bleu, {device.type}, ids": ids,
+            "torch-bleu, cpu, strings": strings,
+            "pycocoevalcap Cider": pycocoevalcap,
+        }
+        label = f"CIDErScore, batches of {size}"
+        seconds, results = time_interleaved(runs, args.repeats, device, label=label)
+        _rows(
+            f"CIDEr batch {size}", f"{label} ({images} images x 5 references)", runs, seconds, results, table, figures
+        )
+
+
+def _updated(make: Any, preds: Any, target: Any, size: int) -> Any:
+    """A run of a validation loop: a metric from ``make()`` updated with batches of ``size``, then computed."""
+
+    def run() -> float:
+        metric = make()
+        for start in range(0, len(preds), size):
+            metric.update(preds[start : start + size], target[start : start + size])
+        return float(metric.compute())
+
+    return run
+
+
 def _rows(
     name: str,
     label: str,
@@ -189,5 +237,6 @@ def run_captioning(args: argparse.Namespace, device: torch.device) -> dict | Non
     figures: list[dict] = []
     _scst(args, device, table, figures)
     _coco(args, device, table, figures)
+    _cider_batches(args, device, table, figures)
     table.print()
     return {"figures": figures, "table": table.rows}
