@@ -200,6 +200,8 @@ def test_reward_on_meta() -> None:
         (torch.zeros((2, 3), dtype=torch.int64), None, "k >= 2"),
         (torch.zeros((4, 3), dtype=torch.int64), torch.zeros((3, 3), dtype=torch.int64), "one per image"),
         (torch.zeros(4, dtype=torch.int64), None, r"\(B \* k, L\) tensor"),
+        (torch.zeros((4, 3)), None, "samples must hold integer token ids"),
+        (torch.zeros((4, 3), dtype=torch.int64), torch.zeros((2, 3)), "greedy must hold integer token ids"),
     ],
 )
 def test_reward_bad_shapes(samples: torch.Tensor, greedy: torch.Tensor | None, message: str) -> None:
@@ -237,3 +239,15 @@ def test_document_frequency_as_prepro_ngrams(images: list[list[list[str]]]) -> N
     as_ids = [[torch.tensor([ord(word) for word in words], dtype=torch.int64) for words in refs] for refs in images]
     as_id_words = [[[str(ord(word)) for word in words] for words in refs] for refs in images]
     assert dict(cider_document_frequency(as_ids).items()) == held_ngrams(as_id_words)
+
+
+def test_reward_of_reference_strings_refused() -> None:
+    with pytest.raises(InputError, match="scst_reward scores ids"):
+        scst_reward(torch.zeros((2, 3), dtype=torch.int64), [["a b"]])
+
+
+def test_mixed_references_and_lookups_refused() -> None:
+    with pytest.raises(InputError, match="strings and something else"):
+        cider_document_frequency([["a"], [torch.tensor([1])]])
+    with pytest.raises(TypeError, match="an n-gram is a tuple of words"):
+        DocumentFrequency({("a",): 1}, images=1)["a"]  # type: ignore[index]

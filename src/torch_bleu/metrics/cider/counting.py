@@ -169,3 +169,16 @@ def ptb_tokenized(hypotheses: list[str], references: list[list[str]]) -> tuple[l
     """
     tokenized = iter(ptb_tokenize([ref for refs in references for ref in refs]))
     return ptb_tokenize(hypotheses), [[next(tokenized) for _ in refs] for refs in references]
+
+
+def holds_strings(references: Any) -> bool:
+    """Whether references (a list per image, of strings or of rows of ids) hold any string.
+
+    Example:
+        >>> holds_strings([["a dog"], ["a cat"]]), holds_strings([[[5, 6]]])
+        (True, False)
+    """
+    return isinstance(references, (list, tuple)) and any(
+        isinstance(refs, str) or (isinstance(refs, (list, tuple)) and any(isinstance(ref, str) for ref in refs))
+        for refs in references
+    )

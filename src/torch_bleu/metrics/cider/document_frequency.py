@@ -155,6 +155,8 @@ class DocumentFrequency:
 
     def __getitem__(self, ngram: tuple[str, ...]) -> int:
         """The document frequency of ``ngram`` (0 where the corpus has none)."""
+        if not isinstance(ngram, tuple):
+            raise TypeError(f"an n-gram is a tuple of words, such as ('a', 'dog'), got {type(ngram).__name__}")
         number = -1
         for order, word in enumerate(ngram):
             if word not in self._word_numbers or order >= ORDERS:

@@ -20,7 +20,7 @@ from ...inputs.kinds import TokenIds
 from ...threads import within_cpu_share
 from .config import CIDErConfig
 from .consensus import Captions
-from .counting import Counted, id_captions, kept_words
+from .counting import Counted, holds_strings, id_captions, kept_words
 from .document_frequency import DocumentFrequency
 from .scoring import scores_of
 
@@ -85,10 +85,14 @@ def scst_reward(
     if eos_id is not None:
         options |= {"eos_id": eos_id, "count_eos": count_eos}
     config = CIDErConfig.from_options(options)
-    if not isinstance(samples, Tensor) or samples.dim() != 2:
-        raise InputError(f"samples must be a (B * k, L) tensor of ids, got {_described(samples)}")
-    if greedy is not None and (not isinstance(greedy, Tensor) or greedy.dim() != 2):
-        raise InputError(f"greedy must be a (B, L) tensor of ids, one caption per image, got {_described(greedy)}")
+    _check_rows(samples, "samples", "a (B * k, L) tensor of ids")
+    if greedy is not None:
+        _check_rows(greedy, "greedy", "a (B, L) tensor of ids, one caption per image")
+    if holds_strings(references):
+        raise InputError(
+            "scst_reward scores ids: references must be (B, R, L) ids or a list per image of rows of ids, as "
+            "the samples are (for captions as strings, use sentence_cider)"
+        )
     images = len(references)
     if images == 0 or samples.shape[0] % images:
         raise InputError(
@@ -127,6 +131,14 @@ def _with_captions(counted: Captions, hypotheses: Tensor, config: CIDErConfig) -
 def _widened(rows: Tensor, width: int) -> Tensor:
     """``rows`` padded to ``width`` along the last axis with -1, which no row keeps."""
     return torch.nn.functional.pad(rows, (0, width - rows.shape[-1]), value=-1)
+
+
+def _check_rows(rows: object, name: str, expected: str) -> None:
+    """Refuse ``rows`` unless a 2-D tensor of integer ids, in the reward's words."""
+    if not isinstance(rows, Tensor) or rows.dim() != 2:
+        raise InputError(f"{name} must be {expected}, got {_described(rows)}")
+    if rows.dtype.is_floating_point or rows.dtype.is_complex or rows.dtype == torch.bool:
+        raise InputError(f"{name} must hold integer token ids, got dtype {rows.dtype}")
 
 
 def _described(value: object) -> str:

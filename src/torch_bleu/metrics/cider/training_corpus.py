@@ -17,7 +17,7 @@ from ...text.vocabulary import Vocabulary
 from ...threads import within_cpu_share
 from .config import CaptionTokenizer, CIDErConfig
 from .consensus import ORDERS
-from .counting import id_captions, ptb_tokenized
+from .counting import holds_strings, id_captions, ptb_tokenized
 from .document_frequency import DocumentFrequency
 
 
@@ -51,9 +51,14 @@ def cider_document_frequency(
     images = len(references)
     if images == 0:
         raise InputError("a document frequency needs the references of at least one image")
-    if _holds_strings(references):
+    if holds_strings(references):
         config.check_strings()
         texts = [[refs] if isinstance(refs, str) else list(refs) for refs in references]
+        if not all(isinstance(ref, str) for refs in texts for ref in refs):
+            raise InputError(
+                "references hold strings and something else: give every image's references as strings, or every "
+                "image's as rows of ids"
+            )
         if tokenize == "ptb":
             texts = ptb_tokenized([""] * len(texts), texts)[1]
         sentences = _text_sentences(texts)
@@ -116,13 +121,6 @@ def _text_sentences(texts: list[list[str]]) -> _Sentences:
     words = vocabulary.ids(itertools.chain.from_iterable(split), int(lengths.sum()))
     image = np.repeat(np.arange(len(texts)), [len(refs) for refs in texts])
     return _Sentences(words, lengths, image, vocabulary.words())
-
-
-def _holds_strings(references: Any) -> bool:
-    return isinstance(references, (list, tuple)) and any(
-        isinstance(refs, str) or (isinstance(refs, (list, tuple)) and any(isinstance(ref, str) for ref in refs))
-        for refs in references
-    )
 
 
 def _id_sentences(references: Any, config: CIDErConfig) -> _Sentences:
